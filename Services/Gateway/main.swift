@@ -1,0 +1,24 @@
+import Foundation
+import GatewayKit
+import Runtime
+import ZeroMQ
+
+let flags = Flags.parseOrExit(program: "gateway",
+                              summary: "PushBus gateway: MDP/0.1 broker, device command routing and event bus.",
+                              flags: GatewayOptions.flags)
+let options: GatewayOptions
+do { options = try GatewayOptions(flags) } catch { Flags.exitUsage("gateway", error) }
+let logger = Logger(label: "gateway", level: options.logLevel)
+do {
+    let broker = Broker(options: options, context: try Context(), logger: logger)
+    let stopper = broker.stopper
+    SignalTrap.onTerminate { signal in
+        logger.info("stopping", ["signal": signal])
+        stopper.request()
+    }
+    try broker.run()
+    exit(0)
+} catch {
+    logger.error("gateway failed", ["error": error])
+    exit(1)
+}

@@ -1,0 +1,301 @@
+import Foundation
+import Majordomo
+import Runtime
+import Schema
+import ZeroMQ
+
+/// The gateway: an MDP/0.1 broker (RFC 7) with MMI (RFC 8) on one ROUTER for clients and workers,
+/// the virtual service `device` that routes a command to the service that owns it, and the event
+/// bus (XSUB in, XPUB out). Every accepted request is answered exactly once: by its worker, or with
+/// code 6002 at its deadline or when its worker dies. `run()` blocks; its thread owns every socket.
+public final class Broker {
+    public let options: GatewayOptions
+    /// Any thread may stop the loop through it.
+    public let stopper: Stopper
+    private let logger: Logger
+
+    private var router: Socket!
+    private var requests: [UInt64: PendingRequest] = [:]
+    private var deadlines: [(id: UInt64, at: Int64)] = []
+    private var deadlineHead = 0
+    private var services: [String: ServiceQueue] = [:]
+    private var workers: [Data: WorkerRecord] = [:]
+    private var nextID: UInt64 = 1
+
+    /// Distinct service names kept at once, so garbage names cannot grow memory without bound.
+    static let maxServices = 1024
+    /// Messages read from the ROUTER per loop turn before timers get a look.
+    static let readBatch = 1024
+
+    public init(options: GatewayOptions, context: Context, logger: Logger) {
+        self.options = options
+        self.logger = logger
+        self.stopper = Stopper(context: context)
+    }
+
+    /// Binds the endpoints and serves until `stopper.request()`. Throws if an endpoint cannot be bound.
+    public func run() throws {
+        let context = stopper.context
+        let stop = try stopper.makeReceiver()
+        router = try Socket(context, .router)
+        try router.setHighWaterMarks(send: 100_000, receive: 100_000)
+        try router.setMaxMessageSize(Int64(options.maxRequestBytes) * 4)
+        try router.bind(options.endpoint)
+        let eventsIn = try Socket(context, .xsub)
+        try eventsIn.bind(options.eventsIn)
+        let eventsOut = try Socket(context, .xpub)
+        try eventsOut.bind(options.eventsOut)
+        logger.info("gateway ready", ["endpoint": options.endpoint, "events.in": options.eventsIn,
+                                      "events.out": options.eventsOut])
+        defer {
+            for identity in workers.keys { try? router.send(Message([identity] + WorkerMessage.disconnect.frames.frames), wait: false) }
+            router.close()
+            eventsIn.close()
+            eventsOut.close()
+            stop.close()
+            logger.info("gateway stopped")
+        }
+
+        var poller = Poller([router, eventsIn, eventsOut, stop])
+        var nextHeartbeat = Clock.milliseconds() + Int64(options.heartbeatMilliseconds)
+        while !stopper.isRequested {
+            let now = Clock.milliseconds()
+            let ready = try poller.poll(timeout: Int(max(0, min(nextHeartbeat, nextDeadline() ?? nextHeartbeat) - now)))
+            if ready[3] { break }
+            if ready[0] { try readRequests() }
+            if ready[1] { try forward(from: eventsIn, to: eventsOut) }
+            if ready[2] { try forward(from: eventsOut, to: eventsIn) }
+            let after = Clock.milliseconds()
+            expireRequests(now: after)
+            if after >= nextHeartbeat {
+                heartbeatWorkers(now: after)
+                nextHeartbeat = after + Int64(options.heartbeatMilliseconds)
+            }
+        }
+    }
+
+    // MARK: inbound
+
+    private func readRequests() throws {
+        var count = 0
+        while count < Self.readBatch, let message = try router.receive(wait: false) {
+            count += 1
+            do {
+                switch try Inbound(message) {
+                case .client(let sender, let request): handleClient(sender, request)
+                case .worker(let sender, let command): handleWorker(sender, command)
+                }
+            } catch {
+                handleMalformed(error)
+            }
+        }
+    }
+
+    private func handleMalformed(_ malformed: Inbound.Malformed) {
+        logger.debug("malformed message", ["reason": malformed.error.reason])
+        guard let sender = malformed.sender else { return }
+        if malformed.isWorker {
+            removeWorker(sender, reason: "protocol error")
+            send(to: sender, WorkerMessage.disconnect.frames)
+        } else if malformed.isAddressableClient {
+            replyError(to: sender, service: "", CommandError.invalid(malformed.error.description), seq: nil)
+        }
+    }
+
+    private func handleClient(_ sender: Data, _ request: ClientMessage) {
+        if request.service.hasPrefix(MDP.mmiPrefix) {
+            answerMMI(sender, request)
+            return
+        }
+        let seq = { request.body.last.flatMap(WireCodec.seq(of:)) }
+        guard request.body.reduce(0, { $0 + $1.count }) <= options.maxRequestBytes else {
+            replyError(to: sender, service: request.service,
+                       .invalid("request is over the \(options.maxRequestBytes)-byte limit"), seq: nil)
+            return
+        }
+        var target = request.service
+        if request.service == DeviceRouting.service {
+            switch DeviceRouting.route(request.body) {
+            case .success(let service): target = service.name
+            case .failure(let error):
+                replyError(to: sender, service: request.service, error, seq: seq())
+                return
+            }
+        }
+        if services[target] == nil && services.count >= Self.maxServices {
+            replyError(to: sender, service: request.service, .invalid("unknown service \(target)"), seq: seq())
+            return
+        }
+        guard services[target, default: ServiceQueue()].waitingCount < options.queueLimit else {
+            replyError(to: sender, service: request.service,
+                       CommandError(.timeout, "service \(target) is busy: its queue is full, retry later"), seq: seq())
+            return
+        }
+        let id = nextID
+        nextID += 1
+        let deadline = Clock.milliseconds() + Int64(options.requestTimeoutMilliseconds)
+        requests[id] = PendingRequest(client: sender, replyService: request.service, target: target,
+                                      body: request.body, deadline: deadline)
+        deadlines.append((id, deadline))
+        services[target, default: ServiceQueue()].enqueue(id)
+        dispatch(target)
+    }
+
+    private func handleWorker(_ sender: Data, _ command: WorkerMessage) {
+        if case .ready(let service, let credit) = command {
+            guard workers[sender] == nil, !service.hasPrefix(MDP.mmiPrefix), service != DeviceRouting.service else {
+                removeWorker(sender, reason: "invalid READY")
+                send(to: sender, WorkerMessage.disconnect.frames)
+                return
+            }
+            guard services[service] != nil || services.count < Self.maxServices else {
+                send(to: sender, WorkerMessage.disconnect.frames)
+                return
+            }
+            workers[sender] = WorkerRecord(identity: sender, service: service, credit: credit ?? 1, expiry: expiry())
+            services[service, default: ServiceQueue()].workers.append(sender)
+            logger.info("worker ready", ["service": service, "credit": credit ?? 1, "workers": services[service]?.workers.count ?? 0])
+            dispatch(service)
+            return
+        }
+        guard workers[sender] != nil else {
+            if command != .disconnect { send(to: sender, WorkerMessage.disconnect.frames) }
+            return
+        }
+        workers[sender]?.expiry = expiry()
+        switch command {
+        case .reply(let token, let body):
+            guard let id = RequestToken.decode(token), workers[sender]?.inFlight.remove(id) != nil else {
+                logger.debug("reply for an unknown request dropped")
+                return
+            }
+            if let request = requests.removeValue(forKey: id) {
+                send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
+            }
+            if let service = workers[sender]?.service { dispatch(service) }
+        case .heartbeat:
+            break
+        case .disconnect:
+            removeWorker(sender, reason: "worker disconnected")
+        case .ready, .request:
+            removeWorker(sender, reason: "protocol error")
+            send(to: sender, WorkerMessage.disconnect.frames)
+        }
+    }
+
+    private func answerMMI(_ sender: Data, _ request: ClientMessage) {
+        let answer: String
+        if request.service == "mmi.service" {
+            let name = request.body.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
+            answer = hasWorkers(name) ? "200" : "404"
+        } else {
+            answer = "501"
+        }
+        send(to: sender, ClientMessage(service: request.service, strings: [answer]).frames)
+    }
+
+    private func hasWorkers(_ name: String) -> Bool {
+        if name == DeviceRouting.service { return workers.isEmpty == false }
+        return services[name].map { !$0.workers.isEmpty } ?? false
+    }
+
+    // MARK: dispatch and expiry
+
+    /// Hands waiting requests of `service` to its workers while any has credit left.
+    private func dispatch(_ service: String) {
+        guard var queue = services[service], !queue.workers.isEmpty else { return }
+        defer { services[service] = queue }
+        while queue.waitingCount > 0 {
+            guard let worker = takeWorkerWithCredit(&queue) else { return }
+            guard let id = queue.dequeue() else { return }
+            guard let request = requests[id] else { continue }
+            workers[worker]?.inFlight.insert(id)
+            send(to: worker, WorkerMessage.request(client: RequestToken.encode(id), body: request.body).frames)
+        }
+    }
+
+    private func takeWorkerWithCredit(_ queue: inout ServiceQueue) -> Data? {
+        let count = queue.workers.count
+        for step in 0..<count {
+            let index = (queue.nextWorker + step) % count
+            let identity = queue.workers[index]
+            if workers[identity]?.hasCredit == true {
+                queue.nextWorker = (index + 1) % count
+                return identity
+            }
+        }
+        return nil
+    }
+
+    private func nextDeadline() -> Int64? {
+        deadlineHead < deadlines.count ? deadlines[deadlineHead].at : nil
+    }
+
+    /// Answers 6002 to every request whose deadline has passed. A worker still holding one keeps
+    /// the credit until it replies (the late reply is dropped) or dies.
+    private func expireRequests(now: Int64) {
+        while deadlineHead < deadlines.count, deadlines[deadlineHead].at <= now {
+            let id = deadlines[deadlineHead].id
+            deadlineHead += 1
+            if let request = requests.removeValue(forKey: id) {
+                replyError(to: request.client, service: request.replyService,
+                           CommandError(.timeout, "no answer from \(request.target) in time, retry"),
+                           seq: request.body.last.flatMap(WireCodec.seq(of:)))
+            }
+        }
+        if deadlineHead > 4096 && deadlineHead * 2 > deadlines.count {
+            deadlines.removeFirst(deadlineHead)
+            deadlineHead = 0
+        }
+    }
+
+    private func heartbeatWorkers(now: Int64) {
+        for (identity, worker) in workers where worker.expiry < now {
+            removeWorker(identity, reason: "heartbeat expired")
+        }
+        for identity in workers.keys {
+            send(to: identity, WorkerMessage.heartbeat.frames)
+        }
+    }
+
+    /// Forgets a worker; the requests it held are answered 6002 at once, never left to hang.
+    private func removeWorker(_ identity: Data, reason: String) {
+        guard let worker = workers.removeValue(forKey: identity) else { return }
+        services[worker.service]?.workers.removeAll { $0 == identity }
+        logger.notice("worker removed", ["service": worker.service, "reason": reason, "in_flight": worker.inFlight.count])
+        for id in worker.inFlight {
+            guard let request = requests.removeValue(forKey: id) else { continue }
+            replyError(to: request.client, service: request.replyService,
+                       CommandError(.timeout, "the \(worker.service) worker was lost, retry"),
+                       seq: request.body.last.flatMap(WireCodec.seq(of:)))
+        }
+    }
+
+    private func expiry() -> Int64 {
+        Clock.milliseconds() + Int64(options.heartbeatMilliseconds * options.liveness)
+    }
+
+    // MARK: outbound
+
+    private func replyError(to client: Data, service: String, _ error: CommandError, seq: Int?) {
+        send(to: client, ClientMessage(service: service, body: [WireCodec.errorReply(error, seq: seq)]).frames)
+    }
+
+    private func send(to identity: Data, _ message: Message) {
+        var routed = message
+        routed.prepend(identity)
+        do {
+            try router.send(routed, wait: false)
+        } catch {
+            logger.warning("send failed", ["error": error])
+        }
+    }
+
+    private func forward(from source: Socket, to sink: Socket) throws {
+        var count = 0
+        while count < Self.readBatch, let message = try source.receive(wait: false) {
+            count += 1
+            try? sink.send(message, wait: false)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Runtime
+
+/// The gateway's settings, from flags or `PUSHBUS_*` variables.
+public struct GatewayOptions: Sendable {
+    public var endpoint = "tcp://127.0.0.1:5555"
+    public var eventsIn = "tcp://127.0.0.1:5557"
+    public var eventsOut = "tcp://127.0.0.1:5558"
+    public var heartbeatMilliseconds = 1000
+    public var liveness = 3
+    public var requestTimeoutMilliseconds = 5000
+    public var queueLimit = 10_000
+    public var maxRequestBytes = 1 << 20
+    public var logLevel = Logger.Level.info
+
+    public init() {}
+
+    public static let flags: [Flag] = [
+        Flag("endpoint", default: "tcp://127.0.0.1:5555", help: "Request endpoint to bind, for clients and workers (MDP/0.1)."),
+        Flag("events-in", default: "tcp://127.0.0.1:5557", help: "Event-bus input to bind (XSUB); services publish here."),
+        Flag("events-out", default: "tcp://127.0.0.1:5558", help: "Event-bus output to bind (XPUB); subscribers connect here."),
+        Flag("heartbeat-ms", default: "1000", help: "Heartbeat interval with workers, in milliseconds."),
+        Flag("liveness", default: "3", help: "Missed heartbeats before a worker is declared dead."),
+        Flag("request-timeout-ms", default: "5000", help: "Deadline of a request; past it the client gets code 6002."),
+        Flag("queue-limit", default: "10000", help: "Requests waiting per service; beyond it the client gets code 6002 at once."),
+        Flag("max-request-bytes", default: "1048576", help: "Largest request accepted; a larger one gets code 6017."),
+        Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+    ]
+
+    public init(_ flags: Flags) throws(UsageError) {
+        endpoint = flags.string("endpoint")
+        eventsIn = flags.string("events-in")
+        eventsOut = flags.string("events-out")
+        heartbeatMilliseconds = try flags.int("heartbeat-ms", in: 10...60_000)
+        liveness = try flags.int("liveness", in: 1...100)
+        requestTimeoutMilliseconds = try flags.int("request-timeout-ms", in: 10...600_000)
+        queueLimit = try flags.int("queue-limit", in: 1...10_000_000)
+        maxRequestBytes = try flags.int("max-request-bytes", in: 1024...(64 << 20))
+        logLevel = try flags.logLevel()
+    }
+}

@@ -1,0 +1,6 @@
+import RegistrationKit
+import Runtime
+
+ServiceMain.run(.registration, summary: "PushBus registration service: devices, registration IDs, tokens, mobile number, language.") { _, options, _ in
+    try RegistrationHandler(path: try options.databasePath("registration"))
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Runtime
+import Schema
+import SQLite
+
+/// The registration service's queries. Every method runs on the `Database` of the caller's
+/// transaction; none opens one of its own.
+struct DeviceStore {
+    func insertApp(_ db: Database, appKey: String, name: String, masterSecret: String, now: Double) throws {
+        try db.run("INSERT INTO apps (app_key, name, master_secret, created_at) VALUES (?, ?, ?, ?)",
+                   appKey, name, masterSecret, now)
+    }
+
+    /// The registration ID already issued to this app's install, if any.
+    func registrationID(_ db: Database, appKey: String, deviceID: String) throws -> String? {
+        try db.value("SELECT registration_id FROM devices WHERE app_key = ? AND device_id = ?", appKey, deviceID).string
+    }
+
+    func exists(_ db: Database, registrationID: String) throws -> Bool {
+        try db.value("SELECT 1 FROM devices WHERE registration_id = ?", registrationID) != .null
+    }
+
+    /// The app a device belongs to, or nil when no such device is stored.
+    func appKey(_ db: Database, registrationID: String) throws -> String? {
+        try db.value("SELECT app_key FROM devices WHERE registration_id = ?", registrationID).string
+    }
+
+    func insertDevice(_ db: Database, registrationID: String, _ p: DeviceRegister, appKey: String,
+                      platform: String, deviceID: String?, apnsToken: String?, now: Double) throws {
+        try db.run("""
+            INSERT INTO devices (registration_id, app_key, platform, device_id, apns_token, apns_production,
+                                 sdk_version, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, registrationID, appKey, platform, deviceID, apnsToken, p.apnsProduction ?? false,
+            p.sdkVersion, now, now)
+    }
+
+    /// Refreshes what a re-registering install reports; fields it left out keep their values.
+    func refreshDevice(_ db: Database, registrationID: String, _ p: DeviceRegister, platform: String,
+                       apnsToken: String?, now: Double) throws {
+        try db.run("""
+            UPDATE devices SET platform = ?, apns_token = COALESCE(?, apns_token),
+                apns_production = COALESCE(?, apns_production), sdk_version = COALESCE(?, sdk_version),
+                updated_at = ?
+            WHERE registration_id = ?
+            """, platform, apnsToken, p.apnsProduction, p.sdkVersion, now, registrationID)
+    }
+
+    /// Sets one column of a device. `column` is one of the fixed names below, never client input.
+    func set(_ db: Database, _ column: Column, to value: String?, registrationID: String, now: Double) throws {
+        try db.run("UPDATE devices SET \(column.rawValue) = ?, updated_at = ? WHERE registration_id = ?",
+                   value, now, registrationID)
+    }
+
+    enum Column: String {
+        case apnsToken = "apns_token", voipToken = "voip_token", language, timezone, mobile
+    }
+
+    func setStartToken(_ db: Database, registrationID: String, attributes: String, token: String?, now: Double) throws {
+        if let token {
+            try db.run("""
+                INSERT INTO live_activity_start_tokens (registration_id, activity_attributes, token) VALUES (?, ?, ?)
+                ON CONFLICT (registration_id, activity_attributes) DO UPDATE SET token = excluded.token
+                """, registrationID, attributes, token)
+        } else {
+            try db.run("DELETE FROM live_activity_start_tokens WHERE registration_id = ? AND activity_attributes = ?",
+                       registrationID, attributes)
+        }
+        try touch(db, registrationID: registrationID, now: now)
+    }
+
+    func setActivityToken(_ db: Database, registrationID: String, activityID: String, token: String?, now: Double) throws {
+        if let token {
+            try db.run("""
+                INSERT INTO live_activity_tokens (registration_id, live_activity_id, token) VALUES (?, ?, ?)
+                ON CONFLICT (registration_id, live_activity_id) DO UPDATE SET token = excluded.token
+                """, registrationID, activityID, token)
+        } else {
+            try db.run("DELETE FROM live_activity_tokens WHERE registration_id = ? AND live_activity_id = ?",
+                       registrationID, activityID)
+        }
+        try touch(db, registrationID: registrationID, now: now)
+    }
+
+    func delete(_ db: Database, registrationID: String) throws {
+        try db.run("DELETE FROM devices WHERE registration_id = ?", registrationID)
+    }
+
+    func device(_ db: Database, registrationID: String) throws -> Device? {
+        guard let row = try db.row("SELECT * FROM devices WHERE registration_id = ?", registrationID) else { return nil }
+        let startTokens = try db.rows(
+            "SELECT activity_attributes, token FROM live_activity_start_tokens WHERE registration_id = ?", registrationID)
+        let activityTokens = try db.rows(
+            "SELECT live_activity_id, token FROM live_activity_tokens WHERE registration_id = ?", registrationID)
+        return Device(
+            registrationID: registrationID,
+            appKey: row["app_key"].string ?? "",
+            platform: row["platform"].string ?? "",
+            deviceID: row["device_id"].string,
+            apnsToken: row["apns_token"].string,
+            apnsProduction: row["apns_production"].int == 1,
+            sdkVersion: row["sdk_version"].string,
+            voipToken: row["voip_token"].string,
+            language: row["language"].string,
+            timezone: row["timezone"].string,
+            mobile: row["mobile"].string,
+            liveActivityStartTokens: Self.dictionary(startTokens),
+            liveActivityTokens: Self.dictionary(activityTokens),
+            createdAt: RFC3339.string(from: Date(timeIntervalSince1970: row["created_at"].double ?? 0)),
+            updatedAt: RFC3339.string(from: Date(timeIntervalSince1970: row["updated_at"].double ?? 0)))
+    }
+
+    private func touch(_ db: Database, registrationID: String, now: Double) throws {
+        try db.run("UPDATE devices SET updated_at = ? WHERE registration_id = ?", now, registrationID)
+    }
+
+    private static func dictionary(_ rows: [Row]) -> [String: String] {
+        Dictionary(rows.map { ($0[0].string ?? "", $0[1].string ?? "") }, uniquingKeysWith: { _, last in last })
+    }
+}

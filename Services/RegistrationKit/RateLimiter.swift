@@ -1,0 +1,29 @@
+/// At most `limit` calls per key in any `window` seconds (a sliding window of call times).
+/// In memory: a device is always served by the same shard, so its counts live in one process.
+public struct RateLimiter: Sendable {
+    public let limit: Int
+    public let window: Double
+    private var calls: [String: [Double]] = [:]
+
+    public init(limit: Int, window: Double) {
+        self.limit = limit
+        self.window = window
+    }
+
+    /// Records a call at `now` (seconds) and returns true, or returns false when over the limit.
+    public mutating func allow(_ key: String, now: Double) -> Bool {
+        var recent = (calls[key] ?? []).filter { now - $0 < window }
+        guard recent.count < limit else {
+            calls[key] = recent
+            return false
+        }
+        recent.append(now)
+        calls[key] = recent
+        if calls.count > 100_000 { prune(now: now) }
+        return true
+    }
+
+    private mutating func prune(now: Double) {
+        calls = calls.filter { entry in entry.value.contains { now - $0 < window } }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Runtime
+import Schema
+import SQLite
+
+/// The `registration` service: apps, devices and their registration IDs, tokens, mobile number,
+/// language and time zone. Owns its store; the worker loop group-commits its calls.
+public final class RegistrationHandler: RequestHandler {
+    public let store: Store
+    public let outbox: Outbox
+    private let devices = DeviceStore()
+    private var mobileLimiter = RateLimiter(limit: 3, window: 10)
+    private let clock: @Sendable () -> Double
+
+    /// Opens (creating and migrating) the database at `path`. `clock` gives Unix seconds; tests move it.
+    public init(path: String, publisher: String = "registration",
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        store = try Store(path: path, migrations: RegistrationSchema.migrations)
+        outbox = try Outbox(store: store, publisher: publisher)
+        self.clock = clock
+    }
+
+    public func handle(_ request: Request) throws -> any Encodable {
+        guard let command = Command(rawValue: request.command), command.service == .registration else {
+            throw CommandError.invalid("unknown command \(request.command.prefix(64)) for registration")
+        }
+        switch command {
+        case .appCreate: return try createApp(request.decode(AppCreate.self))
+        case .deviceRegister: return try register(request.decode(DeviceRegister.self))
+        case .deviceGet: return try get(request.decode(DeviceRef.self))
+        case .deviceUpdate: return try update(request.decode(DeviceUpdate.self))
+        case .deviceMobile: return try setMobile(request.decode(DeviceMobile.self))
+        case .liveActivityStartToken: return try setStartToken(request.decode(LiveActivityStartToken.self))
+        case .liveActivityToken: return try setActivityToken(request.decode(LiveActivityToken.self))
+        case .deviceDelete: return try delete(request.decode(DeviceRef.self))
+        default: throw CommandError.invalid("unknown command \(command.name) for registration")
+        }
+    }
+
+    // MARK: commands
+
+    func createApp(_ p: AppCreate) throws -> AppCreated {
+        let name = try Validate.required(p.name, "name", maxBytes: 128)
+        let created = AppCreated(appKey: RandomKey.hex(bytes: 12), masterSecret: RandomKey.hex(bytes: 32))
+        try store.write { db in
+            try devices.insertApp(db, appKey: created.appKey, name: name, masterSecret: created.masterSecret, now: clock())
+        }
+        return created
+    }
+
+    func register(_ p: DeviceRegister) throws -> DeviceRegistered {
+        let appKey = try Validate.appKey(p.appKey)
+        let platform = try Validate.platform(p.platform)
+        let deviceID = p.deviceID.flatMap { $0.isEmpty ? nil : $0 }
+        if let deviceID, deviceID.utf8.count > 128 { throw CommandError.invalid("device_id is longer than 128 bytes") }
+        let apnsToken = try p.apnsToken.map { try Validate.hexToken($0, "apns_token") }
+        if let version = p.sdkVersion, version.utf8.count > 32 { throw CommandError.invalid("sdk_version is longer than 32 bytes") }
+        let now = clock()
+        return try store.write { db in
+            if let deviceID, let existing = try devices.registrationID(db, appKey: appKey, deviceID: deviceID) {
+                try devices.refreshDevice(db, registrationID: existing, p, platform: platform, apnsToken: apnsToken, now: now)
+                return DeviceRegistered(registrationID: existing, isNew: false)
+            }
+            var registrationID = RandomKey.hex(bytes: 10)
+            while try devices.exists(db, registrationID: registrationID) { registrationID = RandomKey.hex(bytes: 10) }
+            try devices.insertDevice(db, registrationID: registrationID, p, appKey: appKey, platform: platform,
+                                     deviceID: deviceID, apnsToken: apnsToken, now: now)
+            try outbox.append(DeviceRegisteredEvent(appKey: appKey, registrationID: registrationID, platform: platform), in: db)
+            return DeviceRegistered(registrationID: registrationID, isNew: true)
+        }
+    }
+
+    func get(_ p: DeviceRef) throws -> DeviceInfo {
+        let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
+        guard let device = try store.read({ db in try devices.device(db, registrationID: registrationID) }) else {
+            throw CommandError.invalid("unknown registration_id")
+        }
+        return DeviceInfo(device: device)
+    }
+
+    func update(_ p: DeviceUpdate) throws -> Empty {
+        let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
+        guard p.apnsToken != nil || !p.voipToken.isAbsent || p.language != nil || p.timezone != nil else {
+            throw CommandError.empty("nothing to update: give apns_token, voip_token, language or timezone")
+        }
+        var changes: [(DeviceStore.Column, String?)] = []
+        if let token = p.apnsToken { changes.append((.apnsToken, try Validate.hexToken(token, "apns_token"))) }
+        switch p.voipToken {
+        case .absent: break
+        case .null: changes.append((.voipToken, nil))
+        case .value(let token): changes.append((.voipToken, try Validate.hexToken(token, "voip_token")))
+        }
+        if let language = p.language { changes.append((.language, try Validate.language(language))) }
+        if let zone = p.timezone { changes.append((.timezone, try Validate.timeZone(zone))) }
+        let now = clock()
+        try store.write { db in
+            for (column, value) in changes {
+                try devices.set(db, column, to: value, registrationID: registrationID, now: now)
+            }
+        }
+        return Empty()
+    }
+
+    /// Check order as the public service: rate (3 per 10 s, 6011) before format (6023) and length (6025).
+    func setMobile(_ p: DeviceMobile) throws -> Empty {
+        let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
+        guard mobileLimiter.allow(registrationID, now: clock()) else {
+            throw CommandError(.tooFrequent, "mobile number set more than 3 times in 10 s, try later")
+        }
+        let mobile = try Validate.mobile(p.mobile)
+        let now = clock()
+        try store.write { db in try devices.set(db, .mobile, to: mobile, registrationID: registrationID, now: now) }
+        return Empty()
+    }
+
+    func setStartToken(_ p: LiveActivityStartToken) throws -> LiveActivityStartTokenSaved {
+        let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
+        let attributes = try Validate.required(p.activityAttributes, "activity_attributes", maxBytes: 128)
+        let token = try liveActivityToken(p.token)
+        let now = clock()
+        try store.write { db in
+            try devices.setStartToken(db, registrationID: registrationID, attributes: attributes, token: token, now: now)
+        }
+        return LiveActivityStartTokenSaved(activityAttributes: attributes)
+    }
+
+    func setActivityToken(_ p: LiveActivityToken) throws -> LiveActivityTokenSaved {
+        let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
+        let activityID = try Validate.liveActivityID(p.liveActivityID)
+        let token = try liveActivityToken(p.token)
+        let now = clock()
+        try store.write { db in
+            try devices.setActivityToken(db, registrationID: registrationID, activityID: activityID, token: token, now: now)
+        }
+        return LiveActivityTokenSaved(liveActivityID: activityID)
+    }
+
+    func delete(_ p: DeviceRef) throws -> Empty {
+        let appKey = try Validate.appKey(p.appKey)
+        let registrationID = try owned(appKey: appKey, registrationID: p.registrationID)
+        try store.write { db in
+            try devices.delete(db, registrationID: registrationID)
+            try outbox.append(DeviceDeletedEvent(appKey: appKey, registrationID: registrationID), in: db)
+        }
+        return Empty()
+    }
+
+    // MARK: checks
+
+    /// A token field where null removes: absent is 6001, a value must be hex.
+    private func liveActivityToken(_ token: Patch<String>) throws(CommandError) -> String? {
+        switch token {
+        case .absent: throw CommandError.empty("token is missing (null removes it)")
+        case .null: return nil
+        case .value(let value): return try Validate.hexToken(value, "token")
+        }
+    }
+
+    /// Validates the pair and checks that the device exists and belongs to the app.
+    private func owned(appKey: String?, registrationID: String?) throws -> String {
+        let appKey = try Validate.appKey(appKey)
+        let registrationID = try Validate.registrationID(registrationID)
+        let owner = try store.read { db in try devices.appKey(db, registrationID: registrationID) }
+        guard let owner else { throw CommandError.invalid("unknown registration_id") }
+        guard owner == appKey else { throw CommandError(.appKeyInvalid, "registration_id belongs to another app_key") }
+        return registrationID
+    }
+}

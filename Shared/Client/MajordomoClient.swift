@@ -1,0 +1,67 @@
+import Foundation
+import Majordomo
+import Schema
+import ZeroMQ
+
+/// A synchronous MDP/0.1 client over a DEALER socket: one request, one reply. After a timeout the
+/// socket is replaced, so a late reply can never be taken for the next call's. Owned by one thread.
+public final class MajordomoClient {
+    public let endpoint: String
+    public var timeoutMilliseconds: Int
+    private let context: Context
+    private var socket: Socket
+
+    public init(endpoint: String, context: Context, timeoutMilliseconds: Int = 10_000) throws {
+        self.endpoint = endpoint
+        self.context = context
+        self.timeoutMilliseconds = timeoutMilliseconds
+        socket = try Self.dial(endpoint, context)
+    }
+
+    deinit { socket.close() }
+
+    /// Sends `body` to `service` and waits for its reply body.
+    public func request(_ service: String, _ body: [Data]) throws -> [Data] {
+        try socket.send(ClientMessage(service: service, body: body).frames)
+        var poller = Poller([socket])
+        guard try poller.poll(timeout: timeoutMilliseconds)[0], let message = try socket.receive() else {
+            socket.close()
+            socket = try Self.dial(endpoint, context)
+            throw ClientError.timeout(milliseconds: timeoutMilliseconds)
+        }
+        let reply: ClientMessage
+        do { reply = try ClientMessage(frames: message.frames[...]) } catch {
+            throw ClientError.malformedReply(error.description)
+        }
+        guard reply.service == service else { throw ClientError.malformedReply("reply for service \(reply.service)") }
+        return reply.body
+    }
+
+    /// Sends a device command through the gateway's `device` routing and returns the reply JSON.
+    public func call(_ command: String, payload: Data) throws -> Data {
+        let body = try request("device", [Data(command.utf8), payload])
+        guard body.count == 1 else { throw ClientError.malformedReply("expected one JSON frame, got \(body.count)") }
+        return body[0]
+    }
+
+    /// A typed device call: encodes `payload` (with `seq` when given) and decodes the reply.
+    public func call<P: Codable & Sendable, R: Codable & Sendable>(_ command: Command, _ payload: P, seq: Int? = nil,
+                                                                 as reply: R.Type) throws -> Reply<R> {
+        let data = try call(command.name, payload: WireCodec.encode(Envelope(payload, seq: seq)))
+        do { return try JSONDecoder().decode(Reply<R>.self, from: data) } catch {
+            throw ClientError.malformedReply("reply of \(command.name) does not decode: \(error)")
+        }
+    }
+
+    /// MMI `mmi.service`: "200" when `service` has workers, "404" when not (RFC 8).
+    public func serviceStatus(_ service: String) throws -> String {
+        let body = try request("mmi.service", [Data(service.utf8)])
+        return body.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
+    }
+
+    private static func dial(_ endpoint: String, _ context: Context) throws -> Socket {
+        let socket = try Socket(context, .dealer)
+        try socket.connect(endpoint)
+        return socket
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import ZeroMQ
+
+/// A message between a worker and the broker, without the routing frames in front of it.
+/// On the wire: `["", "MDPW01", command, …]`.
+public enum WorkerMessage: Equatable, Sendable {
+    /// Worker → broker: serving `service`; `credit` is PushBus's extension frame (requests at once).
+    case ready(service: String, credit: Int?)
+    /// Broker → worker: `client` is an opaque return address the worker hands back unchanged.
+    case request(client: Data, body: [Data])
+    /// Worker → broker.
+    case reply(client: Data, body: [Data])
+    case heartbeat
+    case disconnect
+
+    enum Code: UInt8 {
+        case ready = 1, request, reply, heartbeat, disconnect
+    }
+
+    /// Largest credit a worker may announce.
+    public static let maxCredit = 10_000
+
+    /// The frames to send from a DEALER (the leading empty frame included).
+    public var frames: Message {
+        var message = Message([Data(), MDP.worker])
+        switch self {
+        case .ready(let service, let credit):
+            message.append(Data([Code.ready.rawValue]))
+            message.append(service)
+            if let credit { message.append(String(credit)) }
+        case .request(let client, let body):
+            message.append(Data([Code.request.rawValue]))
+            message.append(client)
+            message.append(Data())
+            message.frames += body
+        case .reply(let client, let body):
+            message.append(Data([Code.reply.rawValue]))
+            message.append(client)
+            message.append(Data())
+            message.frames += body
+        case .heartbeat:
+            message.append(Data([Code.heartbeat.rawValue]))
+        case .disconnect:
+            message.append(Data([Code.disconnect.rawValue]))
+        }
+        return message
+    }
+
+    /// Parses frames that start with the empty delimiter and the `MDPW01` header.
+    public init(frames: ArraySlice<Data>) throws(MDPError) {
+        var rest = frames
+        guard let delimiter = rest.popFirst(), delimiter.isEmpty else { throw MDPError("no empty delimiter") }
+        guard rest.popFirst() == MDP.worker else { throw MDPError("not an MDPW01 message") }
+        guard let commandFrame = rest.popFirst(), commandFrame.count == 1,
+              let code = Code(rawValue: commandFrame[commandFrame.startIndex]) else {
+            throw MDPError("unknown worker command")
+        }
+        switch code {
+        case .ready:
+            guard let nameFrame = rest.popFirst(), !nameFrame.isEmpty, nameFrame.count <= MDP.maxServiceNameBytes,
+                  let service = String(data: nameFrame, encoding: .utf8) else {
+                throw MDPError("READY without a valid service name")
+            }
+            var credit: Int?
+            if let creditFrame = rest.popFirst() {
+                guard let text = String(data: creditFrame, encoding: .utf8), let value = Int(text),
+                      (1...Self.maxCredit).contains(value) else {
+                    throw MDPError("READY credit must be 1...\(Self.maxCredit)")
+                }
+                credit = value
+            }
+            guard rest.isEmpty else { throw MDPError("READY has extra frames") }
+            self = .ready(service: service, credit: credit)
+        case .request, .reply:
+            guard let client = rest.popFirst(), !client.isEmpty else { throw MDPError("no client address") }
+            guard let empty = rest.popFirst(), empty.isEmpty else { throw MDPError("no empty frame after address") }
+            self = code == .request ? .request(client: client, body: Array(rest)) : .reply(client: client, body: Array(rest))
+        case .heartbeat:
+            self = .heartbeat
+        case .disconnect:
+            self = .disconnect
+        }
+    }
+}

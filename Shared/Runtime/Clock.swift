@@ -1,0 +1,10 @@
+import Foundation
+
+/// Monotonic milliseconds, for deadlines and heartbeats (never wall time).
+public enum Clock {
+    public static func milliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}

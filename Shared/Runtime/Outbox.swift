@@ -1,0 +1,61 @@
+import Foundation
+import Schema
+import SQLite
+
+/// The events a service has committed, numbered per publisher without gaps. `append` writes an
+/// event in the caller's transaction, so an event exists exactly when its change does; the worker
+/// publishes what was appended once the transaction has committed.
+public final class Outbox {
+    public let publisher: String
+    private let store: Store
+    private var published: Int64
+    private var appended = false
+
+    /// The outbox table; a service lists it among its migrations.
+    public static let migration = Migration("outbox-1", """
+        CREATE TABLE outbox (
+            seq INTEGER PRIMARY KEY,
+            topic TEXT NOT NULL,
+            event BLOB NOT NULL,
+            created_at REAL NOT NULL
+        );
+        """)
+
+    public init(store: Store, publisher: String) throws {
+        self.store = store
+        self.publisher = publisher
+        published = try store.read { db in try db.value("SELECT COALESCE(MAX(seq), 0) FROM outbox").int.map(Int64.init) ?? 0 }
+    }
+
+    /// Records `body` as the next event of this publisher. Call inside `store.write`.
+    @discardableResult
+    public func append<Body: EventBody>(_ body: Body, in db: Database) throws -> Int64 {
+        let sequence = Int64(try db.value("SELECT COALESCE(MAX(seq), 0) + 1 FROM outbox").int ?? 1)
+        let now = Date()
+        let event = Event(publisher: publisher, sequence: sequence, time: RFC3339.string(from: now, fractional: true), body: body)
+        try db.run("INSERT INTO outbox (seq, topic, event, created_at) VALUES (?, ?, ?, ?)",
+                   sequence, Body.topic.rawValue, WireCodec.encode(event), now.timeIntervalSince1970)
+        appended = true
+        return sequence
+    }
+
+    /// Committed events not yet handed out, in order; marks them handed out.
+    public func takeCommitted() throws -> [(topic: String, event: Data)] {
+        guard appended else { return [] }
+        appended = false
+        let rows = try store.read { db in
+            try db.rows("SELECT seq, topic, event FROM outbox WHERE seq > ? ORDER BY seq", published)
+        }
+        guard let last = rows.last?[0].int else { return [] }
+        published = Int64(last)
+        return rows.map { (topic: $0[1].string ?? "", event: $0[2].data ?? Data()) }
+    }
+
+    /// Events after `sequence` (for a subscriber catching up), at most `limit`.
+    public func events(after sequence: Int64, limit: Int) throws -> [(topic: String, event: Data)] {
+        try store.read { db in
+            try db.rows("SELECT topic, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", sequence, limit)
+                .map { (topic: $0[0].string ?? "", event: $0[1].data ?? Data()) }
+        }
+    }
+}

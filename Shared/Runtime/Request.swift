@@ -1,0 +1,34 @@
+import Foundation
+import Schema
+import SQLite
+
+/// One device command as a service receives it: the command name and its JSON payload.
+public struct Request: Sendable {
+    public let command: String
+    public let payload: Data
+
+    public init(command: String, payload: Data) {
+        self.command = command
+        self.payload = payload
+    }
+
+    public init<P: Encodable>(_ command: Command, _ payload: P) {
+        self.init(command: command.name, payload: WireCodec.encode(payload))
+    }
+
+    /// The payload as `T`, or the `CommandError` the client should get.
+    public func decode<T: Decodable>(_ type: T.Type) throws(CommandError) -> T {
+        try WireCodec.decode(type, from: payload)
+    }
+}
+
+/// A service's logic: one request in, one reply out. It holds the service's store and outbox;
+/// the worker loop runs a batch of calls inside one transaction, so a handler's own `store.write`
+/// becomes a savepoint and an acknowledged batch is committed before any reply leaves.
+public protocol RequestHandler: AnyObject {
+    var store: Store { get }
+    var outbox: Outbox { get }
+
+    /// Throws `CommandError` for a request that must be refused; any other error is reported as 6024.
+    func handle(_ request: Request) throws -> any Encodable
+}

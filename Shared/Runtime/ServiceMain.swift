@@ -1,0 +1,32 @@
+import Foundation
+import Schema
+import ZeroMQ
+
+/// What every service's `main.swift` does: parse flags, build the handler, trap signals, serve, exit.
+public enum ServiceMain {
+    /// Never returns. Exit codes: 0 stopped cleanly, 1 failed to start or crashed, 64 usage error.
+    public static func run(_ service: Service, summary: String, flags extra: [Flag] = [],
+                           makeHandler: (Flags, WorkerOptions, Logger) throws -> any RequestHandler) -> Never {
+        let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags + extra)
+        let options: WorkerOptions
+        do { options = try WorkerOptions(flags) } catch { Flags.exitUsage(service.name, error) }
+        let logger = Logger(label: service.name, level: options.logLevel)
+        do {
+            let context = try Context()
+            let handler = try makeHandler(flags, options, logger)
+            let worker = ServiceWorker(service: service.name, options: options, handler: handler,
+                                       context: context, logger: logger)
+            let stopper = worker.stopper
+            SignalTrap.onTerminate { signal in
+                logger.info("stopping", ["signal": signal])
+                stopper.request()
+            }
+            try worker.run()
+            logger.info("stopped")
+            exit(0)
+        } catch {
+            logger.error("service failed", ["error": error])
+            exit(1)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Majordomo
+import Schema
+import SQLite
+import ZeroMQ
+
+/// The MDP/0.1 worker loop of a service: announces itself with a credit, takes up to that many
+/// requests at once, runs them through the handler in one transaction (group commit), replies
+/// after the commit, then publishes the events the batch committed. Heartbeats both ways; redials
+/// a gateway that went quiet. `run()` blocks on the calling thread, which owns every socket.
+public final class ServiceWorker {
+    public let service: String
+    public let options: WorkerOptions
+    /// Any thread may stop the loop through it.
+    public let stopper: Stopper
+    private let handler: any RequestHandler
+    private let logger: Logger
+
+    public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
+        self.service = service
+        self.options = options
+        self.handler = handler
+        self.logger = logger
+        self.stopper = Stopper(context: context)
+    }
+
+    /// Serves until `stopper.request()`; then tells the gateway it leaves and returns.
+    public func run() throws {
+        let stop = try stopper.makeReceiver()
+        let events = try Socket(stopper.context, .pub)
+        try events.connect(options.events)
+        defer {
+            events.close()
+            stop.close()
+        }
+        var broker = try dial()
+        var lastReceived = Clock.milliseconds()
+        var lastSent = lastReceived
+        let heartbeat = Int64(options.heartbeatMilliseconds)
+
+        while !stopper.isRequested {
+            var poller = Poller([broker, stop])
+            let wait = max(0, lastSent + heartbeat - Clock.milliseconds())
+            let ready = try poller.poll(timeout: Int(wait))
+            if ready[1] { break }
+            if ready[0] {
+                lastReceived = Clock.milliseconds()
+                switch try serveAvailable(broker, events: events) {
+                case .served(let replied): if replied { lastSent = Clock.milliseconds() }
+                case .disconnected: lastReceived = 0
+                }
+            }
+            let now = Clock.milliseconds()
+            if now - lastReceived > heartbeat * Int64(options.liveness) {
+                logger.warning("gateway lost, redialling", ["endpoint": options.broker])
+                broker.close()
+                var pause = Poller([stop])
+                if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return }
+                broker = try dial()
+                lastReceived = Clock.milliseconds()
+                lastSent = lastReceived
+            } else if now - lastSent >= heartbeat {
+                try broker.send(WorkerMessage.heartbeat.frames)
+                lastSent = now
+            }
+        }
+        try? broker.send(WorkerMessage.disconnect.frames, wait: false)
+        broker.close()
+        logger.info("worker stopped", ["service": service])
+    }
+
+    private enum Outcome { case served(replied: Bool), disconnected }
+
+    /// Reads every queued message (up to the credit's worth of requests) and answers the requests.
+    private func serveAvailable(_ broker: Socket, events: Socket) throws -> Outcome {
+        var batch: [(client: Data, body: [Data])] = []
+        while batch.count < options.credit, let message = try broker.receive(wait: false) {
+            do {
+                switch try WorkerMessage(frames: message.frames[...]) {
+                case .request(let client, let body): batch.append((client, body))
+                case .heartbeat: break
+                case .disconnect:
+                    logger.notice("gateway asked us to reconnect")
+                    return .disconnected
+                case .ready, .reply:
+                    logger.warning("unexpected command from gateway")
+                }
+            } catch {
+                logger.warning("malformed message from gateway", ["error": error])
+            }
+        }
+        guard !batch.isEmpty else { return .served(replied: false) }
+        let replies = answer(batch.map(\.body))
+        for (item, reply) in zip(batch, replies) {
+            try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
+        }
+        publishCommittedEvents(events)
+        return .served(replied: true)
+    }
+
+    /// Runs a batch in one transaction; each request in its own savepoint so one failure stays alone.
+    /// When the commit itself fails, every request of the batch is answered 6024.
+    func answer(_ bodies: [[Data]]) -> [Data] {
+        var replies: [Data] = []
+        replies.reserveCapacity(bodies.count)
+        do {
+            try handler.store.write { _ in
+                for body in bodies { replies.append(answer(body)) }
+            }
+            return replies
+        } catch {
+            logger.error("batch commit failed", ["error": error, "batch.size": bodies.count])
+            let failure = CommandError(.internalError, "the write could not be committed")
+            return bodies.map { WireCodec.errorReply(failure, seq: $0.count == 2 ? WireCodec.seq(of: $0[1]) : nil) }
+        }
+    }
+
+    private func answer(_ body: [Data]) -> Data {
+        guard body.count == 2, let command = String(data: body[0], encoding: .utf8) else {
+            return WireCodec.errorReply(.invalid("a request body is two frames: command, JSON payload"))
+        }
+        let request = Request(command: command, payload: body[1])
+        let seq = WireCodec.seq(of: body[1])
+        do {
+            let value = try handler.store.write { _ in try handler.handle(request) }
+            return WireCodec.successReply(value, seq: seq)
+        } catch let error as CommandError {
+            logger.debug("request refused", ["command": command, "code": error.code, "reason": error.message])
+            return WireCodec.errorReply(error, seq: seq)
+        } catch {
+            logger.error("request failed", ["command": command, "error": error])
+            return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: seq)
+        }
+    }
+
+    private func publishCommittedEvents(_ socket: Socket) {
+        do {
+            for event in try handler.outbox.takeCommitted() {
+                try socket.send(Message([Data(event.topic.utf8), event.event]), wait: false)
+            }
+        } catch {
+            logger.warning("event publish failed", ["error": error])
+        }
+    }
+
+    private func dial() throws -> Socket {
+        let socket = try Socket(stopper.context, .dealer)
+        try socket.connect(options.broker)
+        try socket.send(WorkerMessage.ready(service: service, credit: options.credit).frames)
+        logger.info("worker ready", ["service": service, "broker": options.broker, "credit": options.credit])
+        return socket
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The settings every service worker shares, read from flags or `PUSHBUS_*` variables.
+public struct WorkerOptions: Sendable {
+    public var broker: String
+    public var events: String
+    public var dataDirectory: String
+    public var heartbeatMilliseconds: Int
+    public var liveness: Int
+    public var reconnectMilliseconds: Int
+    public var credit: Int
+    public var logLevel: Logger.Level
+
+    public init(broker: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5557",
+                dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
+                reconnectMilliseconds: Int = 1000, credit: Int = 64, logLevel: Logger.Level = .info) {
+        self.broker = broker
+        self.events = events
+        self.dataDirectory = dataDirectory
+        self.heartbeatMilliseconds = heartbeatMilliseconds
+        self.liveness = liveness
+        self.reconnectMilliseconds = reconnectMilliseconds
+        self.credit = credit
+        self.logLevel = logLevel
+    }
+
+    public static let flags: [Flag] = [
+        Flag("broker", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint to serve."),
+        Flag("events", default: "tcp://127.0.0.1:5557", help: "The gateway's event-bus input to publish to."),
+        Flag("data-dir", default: "./data", help: "Directory of this service's SQLite database."),
+        Flag("heartbeat-ms", default: "1000", help: "Heartbeat interval with the gateway, in milliseconds."),
+        Flag("liveness", default: "3", help: "Missed heartbeats before the gateway is taken for lost and redialled."),
+        Flag("reconnect-ms", default: "1000", help: "Pause before redialling a lost gateway, in milliseconds."),
+        Flag("credit", default: "64", help: "Requests taken at once and committed in one transaction."),
+        Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+    ]
+
+    public init(_ flags: Flags) throws(UsageError) {
+        broker = flags.string("broker")
+        events = flags.string("events")
+        dataDirectory = flags.string("data-dir")
+        heartbeatMilliseconds = try flags.int("heartbeat-ms", in: 10...60_000)
+        liveness = try flags.int("liveness", in: 1...100)
+        reconnectMilliseconds = try flags.int("reconnect-ms", in: 10...60_000)
+        credit = try flags.int("credit", in: 1...10_000)
+        logLevel = try flags.logLevel()
+    }
+
+    /// `<data-dir>/<name>.sqlite`, creating the directory if needed.
+    public func databasePath(_ name: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        return (dataDirectory as NSString).appendingPathComponent("\(name).sqlite")
+    }
+}

@@ -1,0 +1,119 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection, used by one thread at a time. Statements are prepared once and cached.
+/// Obtain it through `Store.read` / `Store.write`, which wrap every use in a transaction.
+public final class Database {
+    let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+    private var savepointDepth = 0
+
+    /// Opens (creating if needed) the database at `path`; ":memory:" gives a private in-memory one.
+    public init(path: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(code: status, message: "\(message): \(path)")
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no arguments and return no rows.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: status, message: text, sql: sql)
+        }
+    }
+
+    /// Runs a statement with arguments, discarding rows. Returns the number of rows it changed.
+    @discardableResult
+    public func run(_ sql: String, _ arguments: any Bindable...) throws(SQLiteError) -> Int {
+        try run(sql, arguments: arguments)
+    }
+
+    @discardableResult
+    public func run(_ sql: String, arguments: [any Bindable]) throws(SQLiteError) -> Int {
+        let statement = try prepared(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() != nil {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// All rows of a query.
+    public func rows(_ sql: String, _ arguments: any Bindable...) throws(SQLiteError) -> [Row] {
+        try rows(sql, arguments: arguments)
+    }
+
+    public func rows(_ sql: String, arguments: [any Bindable]) throws(SQLiteError) -> [Row] {
+        let statement = try prepared(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var result: [Row] = []
+        while let row = try statement.step() { result.append(row) }
+        return result
+    }
+
+    /// The first row of a query, or nil.
+    public func row(_ sql: String, _ arguments: any Bindable...) throws(SQLiteError) -> Row? {
+        let statement = try prepared(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step()
+    }
+
+    /// The first column of the first row, or `.null`.
+    public func value(_ sql: String, _ arguments: any Bindable...) throws(SQLiteError) -> Value {
+        let statement = try prepared(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step()?[0] ?? .null
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `body` inside a savepoint: released on success, rolled back (and the error rethrown) on throw.
+    /// Lets one request of a group-committed batch fail without undoing the others.
+    public func savepoint<T>(_ body: (Database) throws -> T) throws -> T {
+        savepointDepth += 1
+        let name = "sp\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body(self)
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO \(name)")
+            try? execute("RELEASE \(name)")
+            throw error
+        }
+    }
+
+    /// True while a transaction is open on this connection.
+    public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> Statement {
+        if let cached = statements[sql] { return cached }
+        let statement = try Statement(database: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    func error(_ status: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// A service's database: one connection in WAL mode with durable commits, migrated at open.
+/// Every access goes through `read` or `write`; a `write` inside a `write` becomes a savepoint,
+/// which is how a group-committed batch lets one request fail alone.
+/// Not Sendable: a store belongs to the thread that serves the service.
+public final class Store {
+    public let path: String
+    private let db: Database
+    private var writeDepth = 0
+
+    /// Opens the database at `path` and applies `migrations`.
+    /// `durable` (default) makes every commit wait for the disk (`synchronous=FULL`).
+    public init(path: String, migrations: [Migration], durable: Bool = true) throws {
+        self.path = path
+        db = try Database(path: path)
+        try db.execute("PRAGMA busy_timeout = 5000")
+        if path != ":memory:" {
+            try db.execute("PRAGMA journal_mode = WAL")
+        }
+        try db.execute("PRAGMA synchronous = \(durable ? "FULL" : "NORMAL")")
+        try db.execute("PRAGMA foreign_keys = ON")
+        try Migrator(migrations).migrate(db)
+    }
+
+    /// Runs `body` in a read transaction.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        if db.inTransaction { return try body(db) }
+        try db.execute("BEGIN DEFERRED")
+        defer { try? db.execute("COMMIT") }
+        return try body(db)
+    }
+
+    /// Runs `body` in a write transaction: committed (durably) when it returns, rolled back when it
+    /// throws, and the first error rethrown. Nested calls run in a savepoint of the outer transaction.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        if writeDepth > 0 {
+            writeDepth += 1
+            defer { writeDepth -= 1 }
+            return try db.savepoint(body)
+        }
+        writeDepth = 1
+        defer { writeDepth = 0 }
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body(db)
+            try db.execute("COMMIT")
+            return result
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,82 @@
+/// Every device command of the catalog (reference/commands.md) and the service that owns it.
+/// This table is how the gateway's virtual `device` service routes a request.
+public enum Command: String, CaseIterable, Codable, Sendable {
+    // registration
+    case appCreate = "app.create"
+    case deviceRegister = "device.register"
+    case deviceGet = "device.get"
+    case deviceUpdate = "device.update"
+    case deviceMobile = "device.mobile"
+    case liveActivityStartToken = "device.live_activity_start_token"
+    case liveActivityToken = "device.live_activity_token"
+    case deviceDelete = "device.delete"
+    // tagging
+    case tagsAdd = "tags.add"
+    case tagsSet = "tags.set"
+    case tagsDelete = "tags.delete"
+    case tagsClean = "tags.clean"
+    case tagsGet = "tags.get"
+    case tagsValid = "tags.valid"
+    case aliasSet = "alias.set"
+    case aliasDelete = "alias.delete"
+    case aliasGet = "alias.get"
+    case channelSubscribe = "channel.subscribe"
+    case channelUnsubscribe = "channel.unsubscribe"
+    case channelStatus = "channel.status"
+    case channelReset = "channel.reset"
+    case channelSync = "channel.sync"
+    case audienceResolve = "audience.resolve"
+    case tagsList = "tags.list"
+    case tagsCount = "tags.count"
+    case aliasLookup = "alias.lookup"
+    // badge
+    case badgeSet = "badge.set"
+    case badgeReset = "badge.reset"
+    case badgeGet = "badge.get"
+    case badgeApply = "badge.apply"
+    // scheduler
+    case localAdd = "local.add"
+    case localRemove = "local.remove"
+    case localFind = "local.find"
+    case locationReport = "location.report"
+    // analytics
+    case maStart = "ma.start"
+    case maIdentify = "ma.identify"
+    case maContact = "ma.contact"
+    case maEvents = "ma.events"
+    case maProperty = "ma.property"
+    case maChannelValue = "ma.channel_value"
+    case maProfile = "ma.profile"
+    case statsReport = "stats.report"
+    case statsMessage = "stats.message"
+    case statsEvents = "stats.events"
+
+    /// The wire name, e.g. `tags.add`.
+    public var name: String { rawValue }
+
+    /// The service that owns this command.
+    public var service: Service {
+        switch self {
+        case .appCreate, .deviceRegister, .deviceGet, .deviceUpdate, .deviceMobile,
+             .liveActivityStartToken, .liveActivityToken, .deviceDelete:
+            .registration
+        case .tagsAdd, .tagsSet, .tagsDelete, .tagsClean, .tagsGet, .tagsValid,
+             .aliasSet, .aliasDelete, .aliasGet,
+             .channelSubscribe, .channelUnsubscribe, .channelStatus, .channelReset, .channelSync,
+             .audienceResolve, .tagsList, .tagsCount, .aliasLookup:
+            .tagging
+        case .badgeSet, .badgeReset, .badgeGet, .badgeApply:
+            .badge
+        case .localAdd, .localRemove, .localFind, .locationReport:
+            .scheduler
+        case .maStart, .maIdentify, .maContact, .maEvents, .maProperty, .maChannelValue, .maProfile,
+             .statsReport, .statsMessage, .statsEvents:
+            .analytics
+        }
+    }
+
+    /// The commands a service owns.
+    public static func owned(by service: Service) -> [Command] {
+        allCases.filter { $0.service == service }
+    }
+}

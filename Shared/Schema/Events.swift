@@ -1,0 +1,148 @@
+/// An event as it travels on the bus, frame 2 of `[topic, JSON]`: who published it, its
+/// per-publisher sequence number (gapless, so a subscriber can tell what it missed), when, and the fact.
+public struct Event<Body: Codable & Sendable>: Codable, Sendable {
+    public var publisher: String
+    public var sequence: Int64
+    public var time: String
+    public var body: Body
+
+    public init(publisher: String, sequence: Int64, time: String, body: Body) {
+        self.publisher = publisher
+        self.sequence = sequence
+        self.time = time
+        self.body = body
+    }
+
+    enum CodingKeys: String, CodingKey { case publisher, sequence = "seq", time }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        publisher = try c.decode(String.self, forKey: .publisher)
+        sequence = try c.decode(Int64.self, forKey: .sequence)
+        time = try c.decode(String.self, forKey: .time)
+        body = try Body(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try body.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(publisher, forKey: .publisher)
+        try c.encode(sequence, forKey: .sequence)
+        try c.encode(time, forKey: .time)
+    }
+}
+
+extension Event: Equatable where Body: Equatable {}
+
+/// The event topics, frame 1 of an event.
+public enum Topic: String, CaseIterable, Codable, Sendable {
+    case deviceRegistered = "device.registered"
+    case deviceDeleted = "device.deleted"
+    case tagsChanged = "tags.changed"
+    case aliasChanged = "alias.changed"
+    case badgeChanged = "badge.changed"
+    case localFired = "local.fired"
+}
+
+/// A fact a service publishes, tied to its topic.
+public protocol EventBody: Codable, Sendable, Equatable {
+    static var topic: Topic { get }
+}
+
+/// `device.registered`: a registration ID was issued for the first time.
+public struct DeviceRegisteredEvent: EventBody {
+    public static let topic = Topic.deviceRegistered
+    public var appKey: String
+    public var registrationID: String
+    public var platform: String
+    public init(appKey: String, registrationID: String, platform: String) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.platform = platform
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", platform }
+}
+
+/// `device.deleted`: every service forgets this device.
+public struct DeviceDeletedEvent: EventBody {
+    public static let topic = Topic.deviceDeleted
+    public var appKey: String
+    public var registrationID: String
+    public init(appKey: String, registrationID: String) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id" }
+}
+
+/// `tags.changed`: a device's tags changed; `added` and `removed` are the difference, so a subscriber
+/// can keep its own index (`tags.clean` removes them all).
+public struct TagsChangedEvent: EventBody {
+    public static let topic = Topic.tagsChanged
+    public var appKey: String
+    public var registrationID: String
+    public var added: [String]
+    public var removed: [String]
+    public init(appKey: String, registrationID: String, added: [String], removed: [String]) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.added = added
+        self.removed = removed
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", added, removed }
+}
+
+/// `alias.changed`: a device's alias was set or deleted (`alias` absent); `previous` is the alias it replaced.
+public struct AliasChangedEvent: EventBody {
+    public static let topic = Topic.aliasChanged
+    public var appKey: String
+    public var registrationID: String
+    public var alias: String?
+    public var previous: String?
+    public init(appKey: String, registrationID: String, alias: String?, previous: String?) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.alias = alias
+        self.previous = previous
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", alias, previous }
+}
+
+/// `badge.changed`: a device's stored badge has a new value.
+public struct BadgeChangedEvent: EventBody {
+    public static let topic = Topic.badgeChanged
+    public var appKey: String
+    public var registrationID: String
+    public var value: Int
+    public init(appKey: String, registrationID: String, value: Int) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.value = value
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", value }
+}
+
+/// `local.fired`: a local notification came due and moved to the delivered list; a repeating one
+/// carries its `next_fire_at`.
+public struct LocalFiredEvent: EventBody {
+    public static let topic = Topic.localFired
+    public var appKey: String
+    public var registrationID: String
+    public var identifier: String
+    public var content: LocalContent
+    public var firedAt: String
+    public var nextFireAt: String?
+    public init(appKey: String, registrationID: String, identifier: String, content: LocalContent,
+                firedAt: String, nextFireAt: String? = nil) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.identifier = identifier
+        self.content = content
+        self.firedAt = firedAt
+        self.nextFireAt = nextFireAt
+    }
+    enum CodingKeys: String, CodingKey {
+        case appKey = "app_key", registrationID = "registration_id", identifier, content
+        case firedAt = "fired_at", nextFireAt = "next_fire_at"
+    }
+}

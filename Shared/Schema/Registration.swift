@@ -1,0 +1,261 @@
+// Payloads and replies of the `registration` service (reference/commands.md).
+
+/// `app.create`: a new app for this deployment (admin only once credentials exist).
+public struct AppCreate: Codable, Equatable, Sendable {
+    public var name: String?
+    public init(name: String?) { self.name = name }
+}
+
+public struct AppCreated: Codable, Equatable, Sendable {
+    public var appKey: String
+    public var masterSecret: String
+    public init(appKey: String, masterSecret: String) {
+        self.appKey = appKey
+        self.masterSecret = masterSecret
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", masterSecret = "master_secret" }
+}
+
+/// `device.register`: the same app_key + device_id always gets the same registration ID back.
+public struct DeviceRegister: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var platform: String?
+    public var deviceID: String?
+    public var apnsToken: String?
+    public var apnsProduction: Bool?
+    public var sdkVersion: String?
+
+    public init(appKey: String?, platform: String?, deviceID: String? = nil, apnsToken: String? = nil,
+                apnsProduction: Bool? = nil, sdkVersion: String? = nil) {
+        self.appKey = appKey
+        self.platform = platform
+        self.deviceID = deviceID
+        self.apnsToken = apnsToken
+        self.apnsProduction = apnsProduction
+        self.sdkVersion = sdkVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case appKey = "app_key", platform, deviceID = "device_id", apnsToken = "apns_token"
+        case apnsProduction = "apns_production", sdkVersion = "sdk_version"
+    }
+}
+
+public struct DeviceRegistered: Codable, Equatable, Sendable {
+    public var registrationID: String
+    public var isNew: Bool
+    public init(registrationID: String, isNew: Bool) {
+        self.registrationID = registrationID
+        self.isNew = isNew
+    }
+    enum CodingKeys: String, CodingKey { case registrationID = "registration_id", isNew = "is_new" }
+}
+
+/// The payload of every command that names one device and nothing else:
+/// `device.get`, `device.delete`, and elsewhere `tags.clean`, `badge.get`, …
+public struct DeviceRef: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var registrationID: String?
+    public init(appKey: String?, registrationID: String?) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id" }
+}
+
+/// Everything stored about a device, as `device.get` returns it.
+public struct Device: Codable, Equatable, Sendable {
+    public var registrationID: String
+    public var appKey: String
+    public var platform: String
+    public var deviceID: String?
+    public var apnsToken: String?
+    public var apnsProduction: Bool
+    public var sdkVersion: String?
+    public var voipToken: String?
+    public var language: String?
+    public var timezone: String?
+    public var mobile: String?
+    /// activity_attributes → push-to-start token
+    public var liveActivityStartTokens: [String: String]
+    /// live_activity_id → push token
+    public var liveActivityTokens: [String: String]
+    public var createdAt: String
+    public var updatedAt: String
+
+    public init(registrationID: String, appKey: String, platform: String, deviceID: String? = nil,
+                apnsToken: String? = nil, apnsProduction: Bool = false, sdkVersion: String? = nil,
+                voipToken: String? = nil, language: String? = nil, timezone: String? = nil,
+                mobile: String? = nil, liveActivityStartTokens: [String: String] = [:],
+                liveActivityTokens: [String: String] = [:], createdAt: String, updatedAt: String) {
+        self.registrationID = registrationID
+        self.appKey = appKey
+        self.platform = platform
+        self.deviceID = deviceID
+        self.apnsToken = apnsToken
+        self.apnsProduction = apnsProduction
+        self.sdkVersion = sdkVersion
+        self.voipToken = voipToken
+        self.language = language
+        self.timezone = timezone
+        self.mobile = mobile
+        self.liveActivityStartTokens = liveActivityStartTokens
+        self.liveActivityTokens = liveActivityTokens
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case registrationID = "registration_id", appKey = "app_key", platform, deviceID = "device_id"
+        case apnsToken = "apns_token", apnsProduction = "apns_production", sdkVersion = "sdk_version"
+        case voipToken = "voip_token", language, timezone, mobile
+        case liveActivityStartTokens = "live_activity_start_tokens", liveActivityTokens = "live_activity_tokens"
+        case createdAt = "created_at", updatedAt = "updated_at"
+    }
+}
+
+public struct DeviceInfo: Codable, Equatable, Sendable {
+    public var device: Device
+    public init(device: Device) { self.device = device }
+}
+
+/// `device.update`: any of the fields; `voip_token: null` unregisters the VoIP token.
+public struct DeviceUpdate: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var registrationID: String?
+    public var apnsToken: String?
+    public var voipToken: Patch<String>
+    public var language: String?
+    public var timezone: String?
+
+    public init(appKey: String?, registrationID: String?, apnsToken: String? = nil,
+                voipToken: Patch<String> = .absent, language: String? = nil, timezone: String? = nil) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.apnsToken = apnsToken
+        self.voipToken = voipToken
+        self.language = language
+        self.timezone = timezone
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case appKey = "app_key", registrationID = "registration_id", apnsToken = "apns_token"
+        case voipToken = "voip_token", language, timezone
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
+        registrationID = try c.decodeIfPresent(String.self, forKey: .registrationID)
+        apnsToken = try c.decodeIfPresent(String.self, forKey: .apnsToken)
+        voipToken = try c.decodePatch(String.self, forKey: .voipToken)
+        language = try c.decodeIfPresent(String.self, forKey: .language)
+        timezone = try c.decodeIfPresent(String.self, forKey: .timezone)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(appKey, forKey: .appKey)
+        try c.encodeIfPresent(registrationID, forKey: .registrationID)
+        try c.encodeIfPresent(apnsToken, forKey: .apnsToken)
+        try c.encode(voipToken, forKey: .voipToken)
+        try c.encodeIfPresent(language, forKey: .language)
+        try c.encodeIfPresent(timezone, forKey: .timezone)
+    }
+}
+
+/// `device.mobile`: null or "" unbinds.
+public struct DeviceMobile: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var registrationID: String?
+    public var mobile: String?
+    public init(appKey: String?, registrationID: String?, mobile: String?) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.mobile = mobile
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", mobile }
+}
+
+/// `device.live_activity_start_token`: a push-to-start token for an attributes type; null removes it.
+public struct LiveActivityStartToken: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var registrationID: String?
+    public var activityAttributes: String?
+    public var token: Patch<String>
+
+    public init(appKey: String?, registrationID: String?, activityAttributes: String?, token: Patch<String>) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.activityAttributes = activityAttributes
+        self.token = token
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case appKey = "app_key", registrationID = "registration_id"
+        case activityAttributes = "activity_attributes", token
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
+        registrationID = try c.decodeIfPresent(String.self, forKey: .registrationID)
+        activityAttributes = try c.decodeIfPresent(String.self, forKey: .activityAttributes)
+        token = try c.decodePatch(String.self, forKey: .token)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(appKey, forKey: .appKey)
+        try c.encodeIfPresent(registrationID, forKey: .registrationID)
+        try c.encodeIfPresent(activityAttributes, forKey: .activityAttributes)
+        try c.encode(token, forKey: .token)
+    }
+}
+
+public struct LiveActivityStartTokenSaved: Codable, Equatable, Sendable {
+    public var activityAttributes: String
+    public init(activityAttributes: String) { self.activityAttributes = activityAttributes }
+    enum CodingKeys: String, CodingKey { case activityAttributes = "activity_attributes" }
+}
+
+/// `device.live_activity_token`: the push token of one Live Activity (id ≤ 24 bytes); null removes it.
+public struct LiveActivityToken: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var registrationID: String?
+    public var liveActivityID: String?
+    public var token: Patch<String>
+
+    public init(appKey: String?, registrationID: String?, liveActivityID: String?, token: Patch<String>) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.liveActivityID = liveActivityID
+        self.token = token
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case appKey = "app_key", registrationID = "registration_id", liveActivityID = "live_activity_id", token
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
+        registrationID = try c.decodeIfPresent(String.self, forKey: .registrationID)
+        liveActivityID = try c.decodeIfPresent(String.self, forKey: .liveActivityID)
+        token = try c.decodePatch(String.self, forKey: .token)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(appKey, forKey: .appKey)
+        try c.encodeIfPresent(registrationID, forKey: .registrationID)
+        try c.encodeIfPresent(liveActivityID, forKey: .liveActivityID)
+        try c.encode(token, forKey: .token)
+    }
+}
+
+public struct LiveActivityTokenSaved: Codable, Equatable, Sendable {
+    public var liveActivityID: String
+    public init(liveActivityID: String) { self.liveActivityID = liveActivityID }
+    enum CodingKeys: String, CodingKey { case liveActivityID = "live_activity_id" }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Validation rules shared by services and clients. Each returns the cleaned value or throws the
+/// `CommandError` whose code the SDKs expect.
+public enum Validate {
+    /// `app_key`: required (1005), 1..64 letters, digits, `_` or `-` (1008).
+    public static func appKey(_ value: String?) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw CommandError(.appKeyMissing, "app_key is missing") }
+        guard value.utf8.count <= 64, value.utf8.allSatisfy(isKeyByte) else {
+            throw CommandError(.appKeyInvalid, "app_key is invalid")
+        }
+        return value
+    }
+
+    /// `registration_id`: required (6001), 1..64 letters, digits, `_` or `-` (6017).
+    public static func registrationID(_ value: String?) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw .empty("registration_id is missing") }
+        guard value.utf8.count <= 64, value.utf8.allSatisfy(isKeyByte) else {
+            throw .invalid("registration_id is malformed")
+        }
+        return value
+    }
+
+    /// A required text field: present and not empty (6001), at most `maxBytes` UTF-8 bytes (6017).
+    public static func required(_ value: String?, _ field: String, maxBytes: Int) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw .empty("\(field) is missing") }
+        guard value.utf8.count <= maxBytes else { throw .invalid("\(field) is longer than \(maxBytes) bytes") }
+        return value
+    }
+
+    /// A mobile number as the seed fixes it: nil or "" unbinds (returns nil); otherwise it starts
+    /// with `+` or a digit and has only digits and `-` after (6023), at most 20 characters (6025).
+    public static func mobile(_ value: String?) throws(CommandError) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        let bytes = Array(value.utf8)
+        let startsWell = bytes[0] == UInt8(ascii: "+") || isDigit(bytes[0])
+        let restWell = bytes.dropFirst().allSatisfy { isDigit($0) || $0 == UInt8(ascii: "-") }
+        guard startsWell, restWell else {
+            throw CommandError(.mobileFormat, "mobile must start with + or a digit, then only digits and -")
+        }
+        guard value.count <= 20 else { throw CommandError(.mobileTooLong, "mobile is longer than 20 characters") }
+        return value
+    }
+
+    /// A device token in hex (APNs, VoIP, Live Activity): even length, 2..1024 hex digits (6017).
+    /// Returned lower-cased so the same token always compares equal.
+    public static func hexToken(_ value: String, _ field: String) throws(CommandError) -> String {
+        let bytes = value.utf8
+        guard !bytes.isEmpty else { throw .empty("\(field) is empty") }
+        guard bytes.count % 2 == 0, bytes.count <= 1024, bytes.allSatisfy(isHexByte) else {
+            throw .invalid("\(field) must be hex (an even number of 0-9, a-f)")
+        }
+        return value.lowercased()
+    }
+
+    /// A Live Activity id: 1..24 UTF-8 bytes.
+    public static func liveActivityID(_ value: String?) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw .empty("live_activity_id is missing") }
+        guard value.utf8.count <= 24 else { throw .invalid("live_activity_id is longer than 24 bytes") }
+        return value
+    }
+
+    /// A language tag like `zh_Hans` or `en-US`: 1..35 letters, digits, `_` or `-`.
+    public static func language(_ value: String) throws(CommandError) -> String {
+        guard !value.isEmpty, value.utf8.count <= 35, value.utf8.allSatisfy(isKeyByte) else {
+            throw .invalid("language must be 1..35 letters, digits, _ or -")
+        }
+        return value
+    }
+
+    /// An IANA time zone name known to this system, e.g. `Asia/Shanghai`.
+    public static func timeZone(_ value: String) throws(CommandError) -> String {
+        guard value.utf8.count <= 64, TimeZone(identifier: value) != nil else {
+            throw .invalid("timezone \(value) is not an IANA time zone name")
+        }
+        return value
+    }
+
+    /// A platform name: 1..16 lower-case letters (`ios`, `android`, …).
+    public static func platform(_ value: String?) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw .empty("platform is missing") }
+        guard value.utf8.count <= 16, value.utf8.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) else {
+            throw .invalid("platform must be 1..16 lower-case letters, like ios or android")
+        }
+        return value
+    }
+
+    static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    static func isHexByte(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
+    }
+
+    static func isKeyByte(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+}

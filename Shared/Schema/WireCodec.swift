@@ -1,0 +1,103 @@
+import Foundation
+
+/// The one place JSON payloads become values and back. A decoding failure becomes a `CommandError`
+/// whose code tells a missing field (6001) from a malformed message or wrong type (6017).
+public enum WireCodec {
+    /// Largest payload accepted, checked before parsing.
+    public static let maxPayloadBytes = 256 * 1024
+
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(CommandError) -> T {
+        guard data.count <= maxPayloadBytes else {
+            throw .invalid("payload of \(data.count) bytes is over the \(maxPayloadBytes)-byte limit")
+        }
+        guard let first = data.first(where: { !Self.isWhitespace($0) }), first == UInt8(ascii: "{") else {
+            throw .invalid("malformed payload: expected a JSON object")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw describe(error)
+        } catch let error as CommandError {
+            throw error
+        } catch {
+            throw .invalid("malformed payload: \(error)")
+        }
+    }
+
+    public static func encode<T: Encodable>(_ value: T) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            // Our own value types always encode; a failure is a broken invariant, but never crash a server.
+            return Data(#"{"code":6024,"message":"reply could not be encoded"}"#.utf8)
+        }
+    }
+
+    /// An error reply frame for `error`, echoing `seq`.
+    public static func errorReply(_ error: CommandError, seq: Int? = nil) -> Data {
+        encode(Reply<Empty>(error: error, seq: seq))
+    }
+
+    /// The `seq` of a payload, if the payload is a JSON object that carries an integer one.
+    public static func seq(of payload: Data) -> Int? {
+        (try? decode(Header.self, from: payload))?.seq
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static func describe(_ error: DecodingError) -> CommandError {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return .empty("missing field \(path(context.codingPath + [key]))")
+        case .valueNotFound(_, let context):
+            return .empty("field \(path(context.codingPath)) is null")
+        case .typeMismatch(let type, let context):
+            return .invalid("field \(path(context.codingPath)): expected \(typeName(type))")
+        case .dataCorrupted(let context):
+            if let underlying = context.underlyingError as? CommandError { return underlying }
+            if context.codingPath.isEmpty { return .invalid("malformed payload: not valid JSON") }
+            return .invalid("field \(path(context.codingPath)): \(context.debugDescription)")
+        @unknown default:
+            return .invalid("malformed payload")
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Double.Type: "a number"
+        case is Bool.Type: "a boolean"
+        default: "\(type)".lowercased().contains("array") ? "an array" : "an object"
+        }
+    }
+}
+
+extension WireCodec {
+    /// A success reply frame: `body`'s fields with `code: 0` and the request's `seq`.
+    public static func successReply(_ body: any Encodable, seq: Int? = nil) -> Data {
+        encode(SuccessReply(body: body, seq: seq))
+    }
+}
+
+private struct SuccessReply: Encodable {
+    let body: any Encodable
+    let seq: Int?
+
+    enum CodingKeys: String, CodingKey { case code, seq }
+
+    func encode(to encoder: any Encoder) throws {
+        try body.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(0, forKey: .code)
+        try container.encodeIfPresent(seq, forKey: .seq)
+    }
+}

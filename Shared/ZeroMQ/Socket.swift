@@ -1,0 +1,127 @@
+import CZeroMQ
+import Foundation
+
+/// A ZeroMQ socket. Not Sendable: it is created, used and closed by one thread.
+/// Linger is 0 from the start so closing never waits on unsent messages.
+public final class Socket {
+    let handle: UnsafeMutableRawPointer
+    public let type: SocketType
+    private var closed = false
+
+    public init(_ context: Context, _ type: SocketType) throws(ZMQError) {
+        guard let handle = zmq_socket(context.handle, type.raw) else { throw .last("zmq_socket") }
+        self.handle = handle
+        self.type = type
+        try setOption(ZMQ_LINGER, Int32(0))
+    }
+
+    deinit { close() }
+
+    /// Closes the socket. Safe to call twice.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        zmq_close(handle)
+    }
+
+    public func bind(_ endpoint: String) throws(ZMQError) {
+        guard zmq_bind(handle, endpoint) == 0 else { throw .last("bind \(endpoint)") }
+    }
+
+    public func connect(_ endpoint: String) throws(ZMQError) {
+        guard zmq_connect(handle, endpoint) == 0 else { throw .last("connect \(endpoint)") }
+    }
+
+    public func disconnect(_ endpoint: String) throws(ZMQError) {
+        guard zmq_disconnect(handle, endpoint) == 0 else { throw .last("disconnect \(endpoint)") }
+    }
+
+    /// The endpoint actually bound, e.g. after binding `tcp://127.0.0.1:*`.
+    public var lastEndpoint: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        var size = buffer.count
+        _ = zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    // MARK: options
+
+    public func setOption(_ option: Int32, _ value: Int32) throws(ZMQError) {
+        var value = value
+        guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size) == 0 else {
+            throw .last("setsockopt \(option)")
+        }
+    }
+
+    public func setOption(_ option: Int32, _ value: Int64) throws(ZMQError) {
+        var value = value
+        guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int64>.size) == 0 else {
+            throw .last("setsockopt \(option)")
+        }
+    }
+
+    public func setOption(_ option: Int32, _ bytes: Data) throws(ZMQError) {
+        let status = bytes.withUnsafeBytes { zmq_setsockopt(handle, option, $0.baseAddress, bytes.count) }
+        guard status == 0 else { throw .last("setsockopt \(option)") }
+    }
+
+    /// Subscribes a SUB socket to topics starting with `prefix` ("" = all).
+    public func subscribe(_ prefix: String) throws(ZMQError) { try setOption(ZMQ_SUBSCRIBE, Data(prefix.utf8)) }
+
+    public func setIdentity(_ identity: Data) throws(ZMQError) { try setOption(ZMQ_ROUTING_ID, identity) }
+
+    public func setHighWaterMarks(send: Int32, receive: Int32) throws(ZMQError) {
+        try setOption(ZMQ_SNDHWM, send)
+        try setOption(ZMQ_RCVHWM, receive)
+    }
+
+    /// Refuses single frames larger than `bytes` (the peer is disconnected), enforced by libzmq.
+    public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) { try setOption(ZMQ_MAXMSGSIZE, bytes) }
+
+    /// A ROUTER reports unroutable messages as `EHOSTUNREACH` instead of dropping them.
+    public func setRouterMandatory(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_ROUTER_MANDATORY, Int32(on ? 1 : 0)) }
+
+    // MARK: sending and receiving
+
+    /// Sends every frame of `message`. With `wait: false` throws `EAGAIN` when it would block.
+    public func send(_ message: Message, wait: Bool = true) throws(ZMQError) {
+        precondition(!message.isEmpty, "a ZeroMQ message has at least one frame")
+        let last = message.frames.count - 1
+        for (index, frame) in message.frames.enumerated() {
+            var flags: Int32 = index < last ? ZMQ_SNDMORE : 0
+            if !wait { flags |= ZMQ_DONTWAIT }
+            let sent = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, frame.count, flags) }
+            if sent < 0 { throw .last("send") }
+        }
+    }
+
+    public func send(strings: [String], wait: Bool = true) throws(ZMQError) {
+        try send(Message(strings: strings), wait: wait)
+    }
+
+    /// Receives one whole multipart message. With `wait: false` returns nil when none is queued.
+    public func receive(wait: Bool = true) throws(ZMQError) -> Message? {
+        var frames: [Data] = []
+        var part = zmq_msg_t()
+        zmq_msg_init(&part)
+        defer { zmq_msg_close(&part) }
+        repeat {
+            let flags: Int32 = (!wait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
+            if zmq_msg_recv(&part, handle, flags) < 0 {
+                let error = ZMQError.last("receive")
+                if error.isWouldBlock && frames.isEmpty { return nil }
+                throw error
+            }
+            let size = zmq_msg_size(&part)
+            if size == 0 {
+                frames.append(Data())
+            } else {
+                frames.append(Data(bytes: zmq_msg_data(&part), count: size))
+            }
+        } while zmq_msg_more(&part) == 1
+        return Message(frames)
+    }
+
+    /// Sets a receive timeout in milliseconds (-1 = forever).
+    public func setReceiveTimeout(milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_RCVTIMEO, milliseconds) }
+}

@@ -1,0 +1,73 @@
+import Client
+import Foundation
+import Runtime
+import Schema
+import ZeroMQ
+
+/// Runs the gateway and every chosen service as child processes on one machine, restarts a child
+/// that dies, and prints one line containing `ready` once every service answers `mmi.service` 200.
+final class Launcher: @unchecked Sendable {
+    private let options: LauncherOptions
+    private let binDirectory: String
+    private let output: PrefixedOutput
+    private let children: [Child]
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(options: LauncherOptions, binDirectory: String) {
+        self.options = options
+        self.binDirectory = binDirectory
+        let names = ["gateway"] + options.services.map(\.name)
+        output = PrefixedOutput(names: names)
+        let level = ["--log-level", options.logLevel]
+        var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
+                              arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
+                                          "--events-out", options.eventsOutEndpoint] + level,
+                              output: output)]
+        for service in options.services {
+            children.append(Child(name: service.name, executable: "\(binDirectory)/\(service.name)",
+                                  arguments: ["--broker", options.requestEndpoint, "--events", options.eventsInEndpoint,
+                                              "--data-dir", options.dataDirectory] + level,
+                                  output: output))
+        }
+        self.children = children
+    }
+
+    /// Starts everything and blocks until SIGINT or SIGTERM has stopped every child.
+    func run() throws -> Never {
+        try FileManager.default.createDirectory(atPath: options.dataDirectory, withIntermediateDirectories: true)
+        SignalTrap.onTerminate { [self] _ in stopAll() }
+        for child in children { child.start() }
+        waitUntilReady()
+        stopped.wait()
+        exit(0)
+    }
+
+    private func waitUntilReady() {
+        let deadline = Clock.milliseconds() + Int64(options.readyTimeoutMilliseconds)
+        do {
+            let client = try MajordomoClient(endpoint: options.requestEndpoint, context: try Context(),
+                                             timeoutMilliseconds: 250)
+            var waiting = options.services
+            while !waiting.isEmpty && Clock.milliseconds() < deadline {
+                waiting = waiting.filter { ((try? client.serviceStatus($0.name)) ?? "") != "200" }
+                if !waiting.isEmpty { usleep(50_000) }
+            }
+            if waiting.isEmpty {
+                output.say("pushbus: ready: requests \(options.requestEndpoint), events out \(options.eventsOutEndpoint), "
+                           + "services \(options.services.map(\.name).joined(separator: ",")), data \(options.dataDirectory)")
+            } else {
+                output.say("pushbus: not ready after \(options.readyTimeoutMilliseconds) ms: "
+                           + "no workers for \(waiting.map(\.name).joined(separator: ","))")
+            }
+        } catch {
+            output.say("pushbus: cannot check readiness: \(error)")
+        }
+    }
+
+    private func stopAll() {
+        output.say("pushbus: stopping")
+        for child in children.reversed() { child.stop(grace: 5) }
+        output.say("pushbus: stopped")
+        stopped.signal()
+    }
+}

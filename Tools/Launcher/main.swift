@@ -1,0 +1,17 @@
+import Foundation
+import Runtime
+
+let binDirectory = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+    .resolvingSymlinksInPath().deletingLastPathComponent().path
+let flags = Flags.parseOrExit(program: "pushbus",
+                              summary: "Runs the PushBus gateway and every built service on this machine.",
+                              flags: LauncherOptions.flags)
+do {
+    let options = try LauncherOptions(flags, binDirectory: binDirectory)
+    try Launcher(options: options, binDirectory: binDirectory).run()
+} catch let error as UsageError {
+    Flags.exitUsage("pushbus", error)
+} catch {
+    FileHandle.standardError.write(Data("pushbus: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,121 @@
+import Client
+import Foundation
+import Runtime
+import Schema
+import ZeroMQ
+
+/// `pushctl`: calls PushBus from the command line. Exit codes: 0 success, 1 the reply carried an
+/// error code, 2 no reply, 64 usage error.
+struct PushCtl {
+    static let flags: [Flag] = [
+        Flag("endpoint", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint."),
+        Flag("app-key", default: nil, help: "The app_key device commands carry."),
+        Flag("platform", default: "ios", help: "Platform for register."),
+        Flag("device-id", default: nil, help: "Stable install id for register (same id, same registration ID)."),
+        Flag("timeout-ms", default: "10000", help: "How long to wait for a reply, in milliseconds."),
+        .switch("json", help: "Print the raw JSON reply instead of key: value lines."),
+    ]
+
+    static let summary = """
+        PushBus command-line client.
+
+        COMMANDS:
+          call <command> '<json>'            any device command, payload as JSON
+          status                             which services have workers (MMI)
+          service <name>                     MMI mmi.service: 200, 404 or 501
+          app create <name>                  create an app: prints app_key and master_secret
+          register                           register a device (--app-key, --platform, --device-id)
+          get <registration_id>              everything stored about a device
+          delete <registration_id>           forget a device in every service
+          mobile <registration_id> [number]  bind a mobile number (none unbinds)
+          language <registration_id> <lang>  e.g. zh_Hans
+          timezone <registration_id> <zone>  an IANA name, e.g. Asia/Shanghai
+          voip <registration_id> [token]     register a VoIP token (none unregisters)
+        """
+
+    let flags: Flags
+    let client: MajordomoClient
+
+    init(flags: Flags) throws {
+        self.flags = flags
+        client = try MajordomoClient(endpoint: flags.string("endpoint"), context: try Context(),
+                                     timeoutMilliseconds: try flags.int("timeout-ms", in: 1...3_600_000))
+    }
+
+    func run(_ words: [String]) throws -> Int32 {
+        guard let verb = words.first else { throw UsageError("give a command (see --help)") }
+        let args = Array(words.dropFirst())
+        switch (verb, args.count) {
+        case ("call", 1), ("call", 2):
+            return try call(args[0], payload: args.count == 2 ? args[1] : "{}")
+        case ("status", 0):
+            return try status()
+        case ("service", 1):
+            print(try client.serviceStatus(args[0]))
+            return 0
+        case ("app", 2) where args[0] == "create":
+            return try call(.appCreate, ["name": args[1]])
+        case ("register", 0):
+            var payload: [String: Any] = ["app_key": try appKey(), "platform": flags.string("platform")]
+            if let deviceID = flags.optionalString("device-id") { payload["device_id"] = deviceID }
+            return try call(.deviceRegister, payload)
+        case ("get", 1):
+            return try call(.deviceGet, try device(args[0]))
+        case ("delete", 1):
+            return try call(.deviceDelete, try device(args[0]))
+        case ("mobile", 1), ("mobile", 2):
+            return try call(.deviceMobile, try device(args[0], ["mobile": args.count == 2 ? args[1] : NSNull()]))
+        case ("language", 2):
+            return try call(.deviceUpdate, try device(args[0], ["language": args[1]]))
+        case ("timezone", 2):
+            return try call(.deviceUpdate, try device(args[0], ["timezone": args[1]]))
+        case ("voip", 1), ("voip", 2):
+            return try call(.deviceUpdate, try device(args[0], ["voip_token": args.count == 2 ? args[1] : NSNull()]))
+        default:
+            throw UsageError("unknown command or wrong arguments: \(words.joined(separator: " ")) (see --help)")
+        }
+    }
+
+    private func status() throws -> Int32 {
+        var allUp = true
+        for service in Service.allCases {
+            let answer = try client.serviceStatus(service.name)
+            allUp = allUp && answer == "200"
+            print("\(service.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(answer == "200" ? "up" : "no workers")")
+        }
+        return allUp ? 0 : 1
+    }
+
+    private func appKey() throws -> String {
+        guard let key = flags.optionalString("app-key") else { throw UsageError("give --app-key (or PUSHBUS_APP_KEY)") }
+        return key
+    }
+
+    private func device(_ registrationID: String, _ extra: [String: Any] = [:]) throws -> [String: Any] {
+        var payload: [String: Any] = ["app_key": try appKey(), "registration_id": registrationID]
+        payload.merge(extra) { _, new in new }
+        return payload
+    }
+
+    private func call(_ command: Command, _ payload: [String: Any]) throws -> Int32 {
+        let data = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+        return try show(client.call(command.name, payload: data))
+    }
+
+    private func call(_ command: String, payload: String) throws -> Int32 {
+        try show(client.call(command, payload: Data(payload.utf8)))
+    }
+
+    private func show(_ reply: Data) -> Int32 {
+        let value = (try? JSONDecoder().decode(JSONValue.self, from: reply)) ?? .null
+        let code = value["code"]?.number.map { Int($0) } ?? ResultCode.internalError.rawValue
+        if flags.bool("json") {
+            print(String(decoding: reply, as: UTF8.self))
+        } else if code == 0 {
+            ReplyPrinter.lines(value).forEach { print($0) }
+        } else {
+            FileHandle.standardError.write(Data("error \(code): \(value["message"]?.string ?? "")\n".utf8))
+        }
+        return code == 0 ? 0 : 1
+    }
+}
