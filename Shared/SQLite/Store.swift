@@ -24,6 +24,7 @@ public final class Store {
     }
 
     /// Runs `body` in a read transaction.
+    @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         if db.inTransaction { return try body(db) }
         try db.execute("BEGIN DEFERRED")
@@ -33,6 +34,7 @@ public final class Store {
 
     /// Runs `body` in a write transaction: committed (durably) when it returns, rolled back when it
     /// throws, and the first error rethrown. Nested calls run in a savepoint of the outer transaction.
+    @discardableResult
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         if writeDepth > 0 {
             writeDepth += 1

@@ -7,6 +7,30 @@ enum SchemaFixture {
     static let seq = 42
     static let time = "2025-03-01T08:00:00Z"
 
+    // Sample values with every field set.
+    static let device = Device(
+        registrationID: "1a0018970a8b2c3d", appKey: "app_7f3a", platform: "ios", deviceID: "idfv-1",
+        apnsToken: "abcd01", apnsProduction: true, sdkVersion: "5.2.0", voipToken: "ef02", language: "zh_Hans",
+        timezone: "Asia/Shanghai", mobile: "+8613800000000",
+        liveActivityStartTokens: ["DeliveryAttributes": "aa11"], liveActivityTokens: ["order-1": "bb22"],
+        createdAt: "2025-03-01T08:00:00Z", updatedAt: "2025-03-01T08:05:00Z")
+    static let content = LocalContent(
+        title: "Test Notifications", subtitle: "2016", body: "This is a test code", badge: 1, sound: "default",
+        category: "Custom Category Name",
+        userInfo: ["order": .object(["id": .number(17), "items": .array([.string("tea"), .null])]), "vip": .bool(true)])
+    static let pending = LocalRequest(
+        identifier: "weekly", content: content,
+        trigger: LocalTrigger(dateComponents: CalendarComponents(weekday: 2, hour: 8), repeats: true,
+                              timezone: "Asia/Shanghai"),
+        nextFireAt: "2025-03-03T00:00:00Z")
+    static let delivered = LocalNotification(
+        identifier: "once", content: content, trigger: LocalTrigger(fireDate: "2025-03-01T08:00:05Z"),
+        firedAt: "2025-03-01T08:00:05Z")
+    static let user = MAUserID(userID: .string("member_10001"), anonymousID: .string("anonymous_10001"),
+                               email: .string("member_10001@example.com"), phone: .string("+8613800000000"))
+    static let contacts = MAUserContacts(email: "a@example.com", mobilePhone: "13800000000", landlinePhone: "",
+                                         whatsappPhone: "+6580000000")
+
     /// `value` through `WireCodec.encode` and back through `WireCodec.decode`.
     static func roundTrip<T: Codable>(_ value: T) throws(CommandError) -> T {
         try WireCodec.decode(T.self, from: WireCodec.encode(value))
@@ -94,11 +118,11 @@ struct SchemaBadFrame: Sendable, CustomTestStringConvertible {
     let data: Data
     let decode: @Sendable (Data) -> CommandError?
 
-    init<T: Decodable>(_ label: String, _ type: T.Type, _ text: String) {
+    init<T: Decodable & SendableMetatype>(_ label: String, _ type: T.Type, _ text: String) {
         self.init(label, type, Data(text.utf8))
     }
 
-    init<T: Decodable>(_ label: String, _ type: T.Type, _ data: Data) {
+    init<T: Decodable & SendableMetatype>(_ label: String, _ type: T.Type, _ data: Data) {
         self.label = label
         self.data = data
         self.decode = { SchemaFixture.error(T.self, $0) }

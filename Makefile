@@ -1,0 +1,30 @@
+# PushBus: `make run` and `make test` do all set-up on a fresh Debian machine with Swift.
+SWIFT ?= swift
+JOBS ?= 2
+ARGS ?=
+
+.PHONY: deps test-deps build release run test clean
+
+deps:
+	@./Tools/install-deps.sh
+
+test-deps:
+	@./Tools/install-deps.sh --test
+
+build: deps
+	$(SWIFT) build -j $(JOBS)
+
+release: deps
+	$(SWIFT) build -c release -j $(JOBS)
+
+# Runs the gateway and every service in the foreground; Ctrl-C stops them all.
+run: release
+	.build/release/pushbus $(ARGS)
+
+# The whole suite: unit tests, then integration tests against the real executables.
+test: test-deps
+	$(SWIFT) build --build-tests -j $(JOBS)
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build

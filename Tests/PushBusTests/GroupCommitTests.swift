@@ -1,0 +1,55 @@
+import Foundation
+import Majordomo
+import Schema
+import SQLite
+import Testing
+import ZeroMQ
+@testable import RegistrationKit
+@testable import Runtime
+
+@Suite("group commit")
+struct GroupCommitTests {
+    let directory = TestPaths.temporaryDirectory("group")
+
+    func body(_ command: String, _ payload: [String: JSONValue]) -> [Data] {
+        [Data(command.utf8), WireCodec.encode(JSONValue.object(payload))]
+    }
+
+    @Test func aBatchCommitsTogetherAndAFailingRequestStaysAlone() throws {
+        let handler = try RegistrationHandler(path: "\(directory)/r.sqlite")
+        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
+                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        let register = ["app_key": "a".json, "platform": "ios".json]
+        let replies = worker.answer([
+            body("device.register", register.merging(["device_id": "one".json, "seq": .number(1)]) { $1 }),
+            body("device.register", ["app_key": "a".json, "seq": .number(2)]),
+            [Data("only one frame".utf8)],
+            body("device.register", register.merging(["device_id": "two".json, "seq": .number(3)]) { $1 }),
+        ]).map { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+        #expect(replies.map { $0?.code } == [0, 6001, 6017, 0])
+        #expect(replies.map { $0?["seq"] } == [.number(1), .number(2), nil, .number(3)])
+        let devices = try handler.store.read { db in try db.value("SELECT COUNT(*) FROM devices").int }
+        #expect(devices == 2)
+        #expect(try handler.outbox.takeCommitted().count == 2)
+    }
+}
+
+@Suite("outbox")
+struct OutboxTests {
+    @Test func sequenceIsGaplessAndFollowsTransactions() throws {
+        let store = try Store(path: TestPaths.temporaryDirectory("outbox") + "/o.sqlite", migrations: [Outbox.migration])
+        let outbox = try Outbox(store: store, publisher: "test.0")
+        let event = DeviceDeletedEvent(appKey: "a", registrationID: "r")
+        try store.write { db in try outbox.append(event, in: db) }
+        _ = try? store.write { db in
+            try outbox.append(event, in: db)
+            throw CommandError.invalid("rolled back")
+        }
+        try store.write { db in try outbox.append(event, in: db) }
+        let taken = try outbox.takeCommitted()
+        let sequences = try taken.map { try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence }
+        #expect(sequences == [1, 2])
+        #expect(try outbox.takeCommitted().isEmpty)
+        #expect(try Outbox(store: store, publisher: "test.0").events(after: 1, limit: 10).count == 1)
+    }
+}

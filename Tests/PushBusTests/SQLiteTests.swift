@@ -1,0 +1,100 @@
+import Foundation
+import SQLite
+import Testing
+
+@Suite("SQLite layer")
+struct SQLiteTests {
+    let path = TestPaths.temporaryDirectory("sqlite") + "/test.sqlite"
+    let migrations = [Migration("1", "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")]
+
+    func count(_ store: Store) throws -> Int {
+        try store.read { db in try db.value("SELECT COUNT(*) FROM items").int ?? -1 }
+    }
+
+    @Test func writeCommitsAndSurvivesReopening() throws {
+        do {
+            let store = try Store(path: path, migrations: migrations)
+            try store.write { db in try db.run("INSERT INTO items (name) VALUES (?)", "a") }
+        }
+        let reopened = try Store(path: path, migrations: migrations)
+        #expect(try count(reopened) == 1)
+    }
+
+    @Test func throwingWriteRollsBackAndRethrowsTheFirstError() throws {
+        struct Refused: Error {}
+        let store = try Store(path: path, migrations: migrations)
+        #expect(throws: Refused.self) {
+            try store.write { db in
+                try db.run("INSERT INTO items (name) VALUES (?)", "a")
+                throw Refused()
+            }
+        }
+        #expect(try count(store) == 0)
+    }
+
+    @Test func nestedWriteIsASavepoint() throws {
+        let store = try Store(path: path, migrations: migrations)
+        try store.write { db in
+            try db.run("INSERT INTO items (name) VALUES (?)", "kept")
+            _ = try? store.write { db in
+                try db.run("INSERT INTO items (name) VALUES (?)", "undone")
+                try db.run("INSERT INTO items (name) VALUES (?)", "kept")
+            }
+            try db.run("INSERT INTO items (name) VALUES (?)", "also kept")
+        }
+        let names = try store.read { db in try db.rows("SELECT name FROM items ORDER BY id").compactMap { $0[0].string } }
+        #expect(names == ["kept", "also kept"])
+    }
+
+    @Test func migrationsApplyOnceInOrder() throws {
+        let db = try Database(path: path)
+        let steps = migrations + [Migration("2", "ALTER TABLE items ADD COLUMN size INTEGER")]
+        #expect(try Migrator(steps).migrate(db) == ["1", "2"])
+        #expect(try Migrator(steps).migrate(db) == [])
+        let more = steps + [Migration("3", "CREATE INDEX items_size ON items (size)")]
+        #expect(try Migrator(more).migrate(db) == ["3"])
+        let recorded = try db.rows("SELECT id FROM schema_migrations ORDER BY id").compactMap { $0[0].string }
+        #expect(recorded == ["1", "2", "3"])
+    }
+
+    @Test func aFailingMigrationLeavesNoTrace() throws {
+        let db = try Database(path: path)
+        #expect(throws: SQLiteError.self) {
+            try Migrator([Migration("1", "CREATE TABLE t (x); CREATE TABLE t (x)")]).migrate(db)
+        }
+        #expect(try db.value("SELECT COUNT(*) FROM schema_migrations").int == 0)
+        #expect(try db.value("SELECT COUNT(*) FROM sqlite_master WHERE name = 't'").int == 0)
+    }
+
+    @Test func storeUsesWALAndFullSync() throws {
+        let store = try Store(path: path, migrations: migrations)
+        let mode = try store.read { db in try db.value("PRAGMA journal_mode").string }
+        let sync = try store.read { db in try db.value("PRAGMA synchronous").int }
+        #expect(mode == "wal")
+        #expect(sync == 2, "FULL: a commit waits for the disk")
+    }
+
+    @Test func valuesRoundTrip() throws {
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE v (a, b, c, d, e)")
+        let blob = Data([0, 1, 255])
+        try db.run("INSERT INTO v VALUES (?, ?, ?, ?, ?)", Value.null, 42, 2.5, "text ✓", blob)
+        let row = try #require(try db.row("SELECT * FROM v"))
+        #expect(row["a"] == .null)
+        #expect(row["b"].int == 42)
+        #expect(row["c"].double == 2.5)
+        #expect(row["d"].string == "text ✓")
+        #expect(row["e"].data == blob)
+        #expect(row["missing"] == .null)
+    }
+
+    @Test func badSQLThrowsWithTheStatement() throws {
+        let db = try Database(path: ":memory:")
+        do {
+            try db.run("SELEC nonsense")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.sql == "SELEC nonsense")
+        }
+    }
+}

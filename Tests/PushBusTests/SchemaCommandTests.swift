@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import Schema
+
+/// The command table routes every command of reference/commands.md to the service of its section.
+@Suite("Command table")
+struct SchemaCommandTests {
+    /// The catalog, section by section.
+    static let catalog: [Service: [String]] = [
+        .registration: [
+            "app.create", "device.register", "device.get", "device.update", "device.mobile",
+            "device.live_activity_start_token", "device.live_activity_token", "device.delete",
+        ],
+        .tagging: [
+            "tags.add", "tags.set", "tags.delete", "tags.clean", "tags.get", "tags.valid", "alias.set",
+            "alias.delete", "alias.get", "channel.subscribe", "channel.unsubscribe", "channel.status",
+            "channel.reset", "channel.sync", "audience.resolve", "tags.list", "tags.count", "alias.lookup",
+        ],
+        .badge: ["badge.set", "badge.reset", "badge.get", "badge.apply"],
+        .scheduler: ["local.add", "local.remove", "local.find", "location.report"],
+        .analytics: [
+            "ma.start", "ma.identify", "ma.contact", "ma.events", "ma.property", "ma.channel_value", "ma.profile",
+            "stats.report", "stats.message", "stats.events",
+        ],
+    ]
+
+    @Test("every catalog command exists and belongs to its section's service", arguments: Service.allCases)
+    func section(_ service: Service) {
+        let names = Self.catalog[service] ?? []
+        #expect(!names.isEmpty)
+        for name in names {
+            let command = Command(rawValue: name)
+            #expect(command != nil, "\(name) is missing from Command")
+            #expect(command?.service == service, "\(name) is routed to \(String(describing: command?.service))")
+        }
+        #expect(Command.owned(by: service).map(\.name) == names)
+    }
+
+    @Test("the table has no command the catalog lacks, and names are unique")
+    func unique() {
+        let names = Command.allCases.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(Set(names) == Set(Self.catalog.values.joined()))
+        #expect(Service.allCases.map { Command.owned(by: $0).count }.reduce(0, +) == Command.allCases.count)
+    }
+
+    @Test("a command's wire name is its raw value and survives the codec")
+    func wireName() throws {
+        struct Named: Codable, Equatable { var command: Command }
+        for command in Command.allCases {
+            #expect(command.name == command.rawValue)
+            #expect(try SchemaFixture.roundTrip(Named(command: command)) == Named(command: command))
+        }
+        #expect(SchemaFixture.json(Named(command: .liveActivityToken))
+                == #"{"command":"device.live_activity_token"}"#)
+        #expect(SchemaFixture.error(Named.self, #"{"command":"tags.explode"}"#)?.code == .invalidRequest)
+    }
+
+    @Test("services shard by registration ID, analytics by EUID")
+    func shardKeys() {
+        for service in Service.allCases {
+            #expect(service.shardKey == (service == .analytics ? "euid" : "registration_id"))
+            #expect(service.name == service.rawValue)
+        }
+    }
+}

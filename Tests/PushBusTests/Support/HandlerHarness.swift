@@ -1,0 +1,34 @@
+import Foundation
+import Runtime
+import Schema
+
+/// A clock tests move by hand.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Double
+
+    init(_ start: Double = 1_700_000_000) { value = start }
+
+    var now: Double { lock.withLock { value } }
+    func advance(_ seconds: Double) { lock.withLock { value += seconds } }
+}
+
+/// Calls a handler the way the worker loop does, without sockets, and returns the reply JSON.
+func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String: JSONValue]) -> JSONValue {
+    let request = Request(command: command, payload: WireCodec.encode(JSONValue.object(payload)))
+    let frame: Data
+    do {
+        let value = try handler.store.write { _ in try handler.handle(request) }
+        frame = WireCodec.successReply(value)
+    } catch let error as CommandError {
+        frame = WireCodec.errorReply(error)
+    } catch {
+        frame = WireCodec.errorReply(CommandError(.internalError, "\(error)"))
+    }
+    return (try? JSONDecoder().decode(JSONValue.self, from: frame)) ?? .null
+}
+
+extension String {
+    /// `self` as a JSON string value, for building payloads.
+    var json: JSONValue { .string(self) }
+}

@@ -1,0 +1,98 @@
+import Client
+import Foundation
+import Schema
+import Testing
+import ZeroMQ
+
+/// A real gateway and real service executables on ephemeral ports with a temporary data directory.
+/// `start()` returns once every service answers `mmi.service` with 200.
+final class TestStack: @unchecked Sendable {
+    let requestPort = Ports.free()
+    let eventsInPort = Ports.free()
+    let eventsOutPort = Ports.free()
+    let dataDirectory = TestPaths.temporaryDirectory("stack")
+    let context: Context
+    var gateway: RunningProcess?
+    var services: [String: RunningProcess] = [:]
+    let gatewayArguments: [String]
+
+    var endpoint: String { "tcp://127.0.0.1:\(requestPort)" }
+    var eventsIn: String { "tcp://127.0.0.1:\(eventsInPort)" }
+    var eventsOut: String { "tcp://127.0.0.1:\(eventsOutPort)" }
+
+    /// `gatewayArguments` adds to the gateway's flags (a short request timeout, say).
+    init(gatewayArguments: [String] = ["--heartbeat-ms", "200", "--request-timeout-ms", "2000"]) throws {
+        context = try Context()
+        self.gatewayArguments = gatewayArguments
+    }
+
+    deinit {
+        for service in services.values { service.kill() }
+        gateway?.kill()
+        try? FileManager.default.removeItem(atPath: dataDirectory)
+    }
+
+    @discardableResult
+    func start(_ serviceNames: [String] = ["registration"]) throws -> Self {
+        try startGateway()
+        for name in serviceNames { try startService(name) }
+        return self
+    }
+
+    func startGateway() throws {
+        gateway = try RunningProcess(TestPaths.executable("gateway"),
+                                     ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut]
+                                         + gatewayArguments,
+                                     logDirectory: dataDirectory)
+    }
+
+    /// Starts a service and waits until the gateway routes to it.
+    func startService(_ name: String, extra: [String] = []) throws {
+        services[name] = try RunningProcess(TestPaths.executable(name),
+                                            ["--broker", endpoint, "--events", eventsIn, "--data-dir", dataDirectory,
+                                             "--heartbeat-ms", "200"] + extra,
+                                            logDirectory: dataDirectory)
+        try waitForService(name)
+    }
+
+    func waitForService(_ name: String, within seconds: Double = 30) throws {
+        let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 200)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if (try? client.serviceStatus(name)) == "200" { return }
+            usleep(20_000)
+        }
+        throw StackError("\(name) did not become ready:\n\(services[name]?.output ?? "")\n\(gateway?.output ?? "")")
+    }
+
+    func client(timeoutMilliseconds: Int = 10_000) throws -> MajordomoClient {
+        try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds)
+    }
+}
+
+struct StackError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A device client for tests: typed calls and raw JSON ones.
+extension MajordomoClient {
+    /// Calls `command` with a JSON object and returns the reply as `JSONValue`.
+    func json(_ command: String, _ payload: [String: JSONValue]) throws -> JSONValue {
+        let reply = try call(command, payload: WireCodec.encode(JSONValue.object(payload)))
+        return try JSONDecoder().decode(JSONValue.self, from: reply)
+    }
+
+    /// Registers a device and returns its registration ID.
+    func register(appKey: String = "app1", deviceID: String? = nil) throws -> String {
+        var payload: [String: JSONValue] = ["app_key": .string(appKey), "platform": .string("ios")]
+        if let deviceID { payload["device_id"] = .string(deviceID) }
+        let reply = try json("device.register", payload)
+        guard let id = reply["registration_id"]?.string else { throw StackError("register failed: \(reply)") }
+        return id
+    }
+}
+
+extension JSONValue {
+    var code: Int? { self["code"]?.number.map { Int($0) } }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what PushBus needs on a fresh Debian machine with Swift: the C libraries (libzmq,
+# SQLite) through apt, and for the tests pyzmq (the interop MDP client). Does nothing when all is there.
+set -euo pipefail
+
+packages=(pkg-config libzmq3-dev libsqlite3-dev)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing Debian packages: ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+if [ "${1:-}" = "--test" ]; then
+    if ! python3 -c 'import zmq' 2>/dev/null; then
+        echo "installing pyzmq for the interop tests"
+        python3 -m pip install --quiet pyzmq
+    fi
+fi
