@@ -45,7 +45,7 @@ public final class Broker {
         try eventsIn.bind(options.eventsIn)
         let eventsOut = try Socket(context, .xpub)
         try eventsOut.bind(options.eventsOut)
-        logger.info("gateway ready", ["endpoint": options.endpoint, "events.in": options.eventsIn,
+        logger.info("gateway bound", ["endpoint": options.endpoint, "events.in": options.eventsIn,
                                       "events.out": options.eventsOut])
         defer {
             for identity in workers.keys { try? router.send(Message([identity] + WorkerMessage.disconnect.frames.frames), wait: false) }
@@ -154,7 +154,7 @@ public final class Broker {
             }
             workers[sender] = WorkerRecord(identity: sender, service: service, credit: credit ?? 1, expiry: expiry())
             services[service, default: ServiceQueue()].workers.append(sender)
-            logger.info("worker ready", ["service": service, "credit": credit ?? 1, "workers": services[service]?.workers.count ?? 0])
+            logger.info("worker joined", ["service": service, "credit": credit ?? 1, "workers": services[service]?.workers.count ?? 0])
             dispatch(service)
             return
         }

@@ -147,7 +147,7 @@ public final class ServiceWorker {
         let socket = try Socket(stopper.context, .dealer)
         try socket.connect(options.broker)
         try socket.send(WorkerMessage.ready(service: service, credit: options.credit).frames)
-        logger.info("worker ready", ["service": service, "broker": options.broker, "credit": options.credit])
+        logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])
         return socket
     }
 }

@@ -39,9 +39,11 @@ struct SchemaEventTests {
         SchemaFixture.expectEvent(AliasChangedEvent(appKey: "a1", registrationID: "r1", alias: "member_2",
                                                     previous: "member_1"),
                                   keys: ["app_key", "registration_id", "alias", "previous"])
-        SchemaFixture.expectEvent(AliasChangedEvent(appKey: "a1", registrationID: "r1", alias: nil, previous: "member_2"),
+        SchemaFixture.expectEvent(AliasChangedEvent(appKey: "a1", registrationID: "r1", alias: nil,
+                                                    previous: "member_2"),
                                   keys: ["app_key", "registration_id", "previous"])
-        SchemaFixture.expectEvent(AliasChangedEvent(appKey: "a1", registrationID: "r1", alias: "member_1", previous: nil),
+        SchemaFixture.expectEvent(AliasChangedEvent(appKey: "a1", registrationID: "r1", alias: "member_1",
+                                                    previous: nil),
                                   keys: ["app_key", "registration_id", "alias"])
     }
 

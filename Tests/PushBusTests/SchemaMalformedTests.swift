@@ -93,16 +93,19 @@ struct SchemaMalformedTests {
         SchemaBadFrame("request without trigger", LocalFound.self,
                        #"{"requests":[{"identifier":"i","content":{}}]}"#),
         SchemaBadFrame("counts without opened", MessageStats.self,
-                       #"{"messages":{"m":{"received":1,"displayed":1,"inapp_show":0,"inapp_click":0,"voip_received":0}}}"#),
+                       #"{"messages":{"m":{"received":1,"displayed":1,"#
+                       + #""inapp_show":0,"inapp_click":0,"voip_received":0}}}"#),
         SchemaBadFrame("profile without contacts", MAProfile.self, #"{"properties":{},"identities":{}}"#),
         SchemaBadFrame("bucket without count", EventStats.self, #"{"buckets":[{"start":"s"}]}"#),
         SchemaBadFrame("event without publisher", Event<BadgeChangedEvent>.self,
                        #"{"seq":1,"time":"t","app_key":"a","registration_id":"r","value":1}"#),
         SchemaBadFrame("local.fired without content", Event<LocalFiredEvent>.self,
-                       #"{"publisher":"p","seq":1,"time":"t","app_key":"a","registration_id":"r","identifier":"i","fired_at":"t"}"#),
+                       #"{"publisher":"p","seq":1,"time":"t","app_key":"a","registration_id":"r","#
+                       + #""identifier":"i","fired_at":"t"}"#),
         SchemaBadFrame("device without platform", DeviceInfo.self,
                        #"{"device":{"registration_id":"r","app_key":"a","apns_production":false,"#
-                       + #""live_activity_start_tokens":{},"live_activity_tokens":{},"created_at":"t","updated_at":"t"}}"#),
+                       + #""live_activity_start_tokens":{},"live_activity_tokens":{},"#
+                       + #""created_at":"t","updated_at":"t"}}"#),
     ]
 
     @Test("a missing required field is an empty request (6001)", arguments: missing)
@@ -169,7 +172,8 @@ struct SchemaMalformedTests {
         var random = SplitMix64(seed: 0xC0DEC)
         for round in 0..<2_000 {
             let count = Int(random.next() % 64)
-            let bytes = [UInt8(ascii: "{")] + (0..<count).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            let tail = (0..<count).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            let bytes = [UInt8(ascii: "{")] + tail
             let data = Data(bytes)
             for error in [SchemaFixture.error(Reply<LocalFound>.self, data),
                           SchemaFixture.error(Event<TagsChangedEvent>.self, data)] {

@@ -96,7 +96,8 @@ struct SchemaShapeTests {
     func triggerKinds() {
         let interval = LocalTrigger(timeInterval: 60, repeats: true)
         let calendar = LocalTrigger(
-            dateComponents: CalendarComponents(year: 2025, month: 3, day: 3, weekday: 2, hour: 8, minute: 30, second: 0),
+            dateComponents: CalendarComponents(year: 2025, month: 3, day: 3, weekday: 2, hour: 8, minute: 30,
+                                               second: 0),
             repeats: false, timezone: "Asia/Shanghai")
         let date = LocalTrigger(fireDate: "2025-03-01T08:00:05Z")
         let region = LocalTrigger(region: LocalRegion(latitude: 37.3354, longitude: -122.009201, radius: 2_000,
@@ -164,7 +165,8 @@ struct SchemaShapeTests {
         ]
         for (property, keys) in cases {
             SchemaFixture.expectRoundTrip(property)
-            #expect(SchemaFixture.keys(property) == keys.union(["app_key", "euid", "op"]), "\(property.op!)")
+            #expect(SchemaFixture.keys(property) == keys.union(["app_key", "euid", "op"]),
+                    "\(String(describing: property.op))")
         }
         #expect(MAPropertyOp.allCases.map(\.rawValue) == [
             "set", "increase", "add", "remove", "delete", "update_object_array", "add_object_array",
@@ -176,7 +178,8 @@ struct SchemaShapeTests {
     func propertyNullValue() throws {
         let null = try WireCodec.decode(MAProperty.self, from: Data(#"{"op":"set","key":"k","value":null}"#.utf8))
         let absent = try WireCodec.decode(MAProperty.self, from: Data(#"{"op":"set","key":"k"}"#.utf8))
-        let nested = try WireCodec.decode(MAProperty.self, from: Data(#"{"op":"set","key":"k","value":{"a":null}}"#.utf8))
+        let nested = try WireCodec.decode(MAProperty.self,
+                                          from: Data(#"{"op":"set","key":"k","value":{"a":null}}"#.utf8))
         #expect(null.value == .null)
         #expect(absent.value == .absent)
         #expect(nested.value == .value(.object(["a": .null])))
@@ -186,7 +189,8 @@ struct SchemaShapeTests {
 
     @Test("ma.identify sends the identifiers flat, of any JSON type")
     func identifyIsFlat() throws {
-        let identify = MAIdentify(appKey: "a1", euid: "e1", user: MAUserID(userID: .string("u1"), email: .string("x@y")))
+        let identify = MAIdentify(appKey: "a1", euid: "e1",
+                                  user: MAUserID(userID: .string("u1"), email: .string("x@y")))
         #expect(SchemaFixture.json(identify) == #"{"app_key":"a1","email":"x@y","euid":"e1","user_id":"u1"}"#)
         let odd = try WireCodec.decode(MAIdentify.self,
                                        from: Data(#"{"euid":"e1","user_id":123,"phone":null,"email":["x"]}"#.utf8))
@@ -202,8 +206,8 @@ struct SchemaShapeTests {
             "email": MAFieldResult(code: .success),
             "phone": MAFieldResult(code: .maFieldTooLong, msg: "User identifier value exceeds the length limit"),
         ])
-        #expect(identified.message
-                == #"{"email":{"code":0},"phone":{"code":3003,"msg":"User identifier value exceeds the length limit"}}"#)
+        #expect(identified.message == #"{"email":{"code":0},"#
+                + #""phone":{"code":3003,"msg":"User identifier value exceeds the length limit"}}"#)
         #expect(MAIdentified(euid: "e1", results: [:]).message == "")
         let results = try WireCodec.decode([String: MAFieldResult].self, from: Data(identified.message.utf8))
         #expect(results["phone"]?.code == .maFieldTooLong)

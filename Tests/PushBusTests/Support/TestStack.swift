@@ -65,6 +65,17 @@ final class TestStack: @unchecked Sendable {
         throw StackError("\(name) did not become ready:\n\(services[name]?.output ?? "")\n\(gateway?.output ?? "")")
     }
 
+    /// Waits until the gateway has declared every worker of `name` dead (MMI answers 404).
+    func waitForServiceGone(_ name: String, within seconds: Double = 30) throws {
+        let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 200)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if (try? client.serviceStatus(name)) == "404" { return }
+            usleep(20_000)
+        }
+        throw StackError("\(name) still has workers after \(seconds) s")
+    }
+
     func client(timeoutMilliseconds: Int = 10_000) throws -> MajordomoClient {
         try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds)
     }

@@ -1,0 +1,168 @@
+import Client
+import Foundation
+import Majordomo
+import Schema
+import Testing
+import ZeroMQ
+
+/// The real `gateway` executable over TCP, with real or hand-made workers.
+@Suite("gateway (integration)", .serialized)
+struct GatewayIntegrationTests {
+    /// A raw DEALER speaking MDP by hand, for traffic no well-behaved client sends.
+    func rawSocket(_ stack: TestStack) throws -> Socket {
+        let socket = try Socket(stack.context, .dealer)
+        try socket.connect(stack.endpoint)
+        return socket
+    }
+
+    func receive(_ socket: Socket, within milliseconds: Int) throws -> Message? {
+        var poller = Poller([socket])
+        guard try poller.poll(timeout: milliseconds)[0] else { return nil }
+        return try socket.receive()
+    }
+
+    @Test func mmiServiceAnswers200404And501() throws {
+        let stack = try TestStack().start()
+        let client = try stack.client()
+        #expect(try client.serviceStatus("registration") == "200")
+        #expect(try client.serviceStatus("device") == "200")
+        #expect(try client.serviceStatus("tagging") == "404")
+        #expect(try client.serviceStatus("nothing") == "404")
+        let unknown = try client.request("mmi.nonsense", [Data("x".utf8)])
+        #expect(unknown == [Data("501".utf8)])
+    }
+
+    @Test func unknownCommandsAndMalformedPayloadsGetErrorReplies() throws {
+        let stack = try TestStack().start()
+        let client = try stack.client()
+        let unknown = try client.json("device.teleport", ["seq": .number(11)])
+        #expect(unknown.code == 6017)
+        #expect(unknown["seq"] == .number(11), "seq is echoed even on a gateway error")
+        #expect(unknown["message"]?.string?.contains("unknown command") == true)
+
+        let notJSON = try JSONDecoder().decode(JSONValue.self, from: client.call("device.get", payload: Data("{oops".utf8)))
+        #expect(notJSON.code == 6017)
+        let notObject = try JSONDecoder().decode(JSONValue.self, from: client.call("device.get", payload: Data("[1,2]".utf8)))
+        #expect(notObject.code == 6017)
+        let wrongType = try client.json("device.get", ["app_key": "a".json, "registration_id": .array([]), "seq": .number(3)])
+        #expect(wrongType.code == 6017)
+        #expect(wrongType["seq"] == .number(3))
+        let missing = try client.json("device.get", ["app_key": "a".json])
+        #expect(missing.code == 6001)
+
+        let threeFrames = try client.request("device", [Data("device.get".utf8), Data("{}".utf8), Data("extra".utf8)])
+        #expect(try JSONDecoder().decode(JSONValue.self, from: threeFrames[0]).code == 6017)
+        let noCommand = try client.request("device", [])
+        #expect(try JSONDecoder().decode(JSONValue.self, from: noCommand[0]).code == 6017)
+        let badUTF8 = try client.request("registration", [Data([0xFF, 0xFE]), Data("{}".utf8)])
+        #expect(try JSONDecoder().decode(JSONValue.self, from: badUTF8[0]).code == 6017)
+        let huge = try client.call("device.get", payload: Data(repeating: 0x20, count: 2 << 20))
+        #expect(try JSONDecoder().decode(JSONValue.self, from: huge).code == 6017)
+        _ = try client.register()
+    }
+
+    @Test func garbageFramesNeverStopTheBroker() throws {
+        let stack = try TestStack().start()
+        let raw = try rawSocket(stack)
+        try raw.send(Message([Data("no delimiter".utf8)]))
+        try raw.send(Message([Data(), Data("MDPX99".utf8), Data("device".utf8)]))
+        let reply = try #require(try receive(raw, within: 3000), "a client with a bad header still gets an answer")
+        #expect(reply.frames.count == 4)
+        #expect(reply.frames[1] == MDP.client)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: reply.frames[3]).code == 6017)
+        try raw.send(Message([Data(), MDP.client]))
+        #expect(try receive(raw, within: 3000).map { try JSONDecoder().decode(JSONValue.self, from: $0.frames[3]).code } == 6017)
+        try raw.send(Message([Data(), MDP.worker, Data([7])]))
+        try raw.send(Message([Data(), MDP.worker, Data([3]), Data("nobody".utf8), Data(), Data("x".utf8)]))
+        for _ in 0..<1000 {
+            let frames = (0..<Int.random(in: 1...5)).map { _ in Data((0..<Int.random(in: 0...9)).map { _ in UInt8.random(in: 0...255) }) }
+            try raw.send(Message(frames))
+        }
+        let client = try stack.client()
+        #expect(try client.serviceStatus("registration") == "200")
+        #expect(try client.register().count == 20)
+        #expect(stack.gateway?.isRunning == true)
+    }
+
+    @Test func noWorkerMeansCode6002AtTheDeadline() throws {
+        let stack = try TestStack(gatewayArguments: ["--request-timeout-ms", "500"])
+        try stack.startGateway()
+        let client = try stack.client(timeoutMilliseconds: 5000)
+        let started = Date()
+        let reply = try client.json("device.get", ["app_key": "a".json, "registration_id": "r".json, "seq": .number(5)])
+        let waited = Date().timeIntervalSince(started)
+        #expect(reply.code == 6002)
+        #expect(reply["seq"] == .number(5))
+        #expect(waited >= 0.4 && waited < 4)
+    }
+
+    @Test func aDeadWorkerLeavesNoClientWaitingPastTheDeadline() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "100", "--request-timeout-ms", "3000"])
+        try stack.startGateway()
+        let worker = try rawSocket(stack)
+        try worker.send(WorkerMessage.ready(service: "slow", credit: 2).frames)
+        try stack.waitForService("slow")
+        let client = try stack.client(timeoutMilliseconds: 6000)
+        let started = Date()
+        let caller = try Socket(stack.context, .dealer)
+        try caller.connect(stack.endpoint)
+        try caller.send(ClientMessage(service: "slow", strings: ["{\"seq\":1}"]).frames)
+        let request = try #require(try receive(worker, within: 3000))
+        guard case .request = try WorkerMessage(frames: request.frames[...]) else {
+            Issue.record("expected a REQUEST, got \(request.frames)")
+            return
+        }
+        worker.close()
+        let reply = try #require(try receive(caller, within: 5000), "the client must get an answer")
+        let waited = Date().timeIntervalSince(started)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: reply.frames[3]).code == 6002)
+        #expect(waited < 3.5, "answered when the worker was declared dead or at the deadline, not later")
+        #expect(try client.serviceStatus("slow") == "404", "the dead worker is forgotten")
+    }
+
+    @Test func aKilledServiceProcessAnswers6002AndARestartedOneServesAgain() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "100", "--request-timeout-ms", "1500"]).start()
+        let client = try stack.client(timeoutMilliseconds: 5000)
+        let id = try client.register(deviceID: "survivor")
+        stack.services["registration"]?.kill()
+        let started = Date()
+        let reply = try client.json("device.get", ["app_key": "app1".json, "registration_id": id.json])
+        #expect(reply.code == 6002)
+        #expect(Date().timeIntervalSince(started) < 3)
+        try stack.startService("registration")
+        #expect(try client.json("device.get", ["app_key": "app1".json, "registration_id": id.json]).code == 0)
+    }
+
+    @Test func aFullQueueIsRefusedAtOnce() throws {
+        let stack = try TestStack(gatewayArguments: ["--queue-limit", "2", "--request-timeout-ms", "3000"])
+        try stack.startGateway()
+        let caller = try Socket(stack.context, .dealer)
+        try caller.connect(stack.endpoint)
+        for seq in 1...3 {
+            try caller.send(ClientMessage(service: "device", strings: ["device.get", "{\"seq\":\(seq)}"]).frames)
+        }
+        let first = try #require(try receive(caller, within: 1000), "the third request is refused without waiting")
+        let refused = try JSONDecoder().decode(JSONValue.self, from: first.frames[3])
+        #expect(refused.code == 6002)
+        #expect(refused["seq"] == .number(3))
+        #expect(refused["message"]?.string?.contains("queue is full") == true)
+    }
+
+    @Test func manyRequestsInFlightAreAllAnsweredAndMatchedBySeq() throws {
+        let stack = try TestStack().start()
+        let caller = try Socket(stack.context, .dealer)
+        try caller.connect(stack.endpoint)
+        let count = 2000
+        for seq in 0..<count {
+            let payload = #"{"app_key":"load","platform":"android","device_id":"d\#(seq)","seq":\#(seq)}"#
+            try caller.send(ClientMessage(service: "device", strings: ["device.register", payload]).frames)
+        }
+        var seen = Set<Int>()
+        while seen.count < count, let reply = try receive(caller, within: 10_000) {
+            let value = try JSONDecoder().decode(JSONValue.self, from: reply.frames[3])
+            #expect(value.code == 0)
+            if let seq = value["seq"]?.number { seen.insert(Int(seq)) }
+        }
+        #expect(seen.count == count)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// `pushbus --base-port P --data-dir D` followed by `pushctl` calls, as the README shows.
+@Suite("launcher and pushctl (integration)")
+struct LauncherTests {
+    func pushctl(_ arguments: [String], endpoint: String, in directory: String) throws -> (status: Int32, output: String) {
+        let run = try RunningProcess(TestPaths.executable("pushctl"), ["--endpoint", endpoint] + arguments,
+                                     logDirectory: directory)
+        let status = run.waitForExit(30) ?? -1
+        return (status, run.output)
+    }
+
+    @Test func launcherRunsTheStackAndPushctlTalksToIt() throws {
+        let base = Ports.freeBase()
+        let directory = TestPaths.temporaryDirectory("launcher")
+        let data = "\(directory)/data"
+        let launcher = try RunningProcess(TestPaths.executable("pushbus"),
+                                          ["--base-port", String(base), "--data-dir", data],
+                                          logDirectory: directory)
+        let deadline = Date().addingTimeInterval(60)
+        while !launcher.output.contains("pushbus: ready") && Date() < deadline && launcher.isRunning { usleep(50_000) }
+        #expect(launcher.output.contains("pushbus: ready"), "\(launcher.output)")
+        let endpoint = "tcp://127.0.0.1:\(base)"
+
+        let app = try pushctl(["app", "create", "demo"], endpoint: endpoint, in: directory)
+        #expect(app.status == 0)
+        #expect(app.output.contains("app_key: "))
+        let registered = try pushctl(["--json", "--app-key", "demo", "--device-id", "phone-1", "register"],
+                                     endpoint: endpoint, in: directory)
+        #expect(registered.status == 0)
+        let id = try #require(try JSONSerialization.jsonObject(with: Data(registered.output.utf8)) as? [String: Any])["registration_id"] as? String
+        let id2 = try pushctl(["--json", "--app-key", "demo", "--device-id", "phone-1", "register"], endpoint: endpoint, in: directory)
+        #expect(id2.output.contains(try #require(id)))
+        #expect(try pushctl(["--app-key", "demo", "language", id!, "en_US"], endpoint: endpoint, in: directory).status == 0)
+        let shown = try pushctl(["--app-key", "demo", "get", id!], endpoint: endpoint, in: directory)
+        #expect(shown.output.contains("device.language: en_US"))
+        let refused = try pushctl(["--app-key", "demo", "mobile", id!, "not-a-number"], endpoint: endpoint, in: directory)
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("error 6023"))
+        let raw = try pushctl(["call", "device.get", #"{"app_key":"demo","registration_id":"\#(id!)"}"#],
+                              endpoint: endpoint, in: directory)
+        #expect(raw.status == 0)
+        #expect(try pushctl(["bogus"], endpoint: endpoint, in: directory).status == 64)
+        #expect(FileManager.default.fileExists(atPath: "\(data)/registration.sqlite"))
+
+        #expect(launcher.terminate(waiting: 15) == 0, "SIGTERM stops every child and exits cleanly")
+        #expect(launcher.output.contains("pushbus: stopped"))
+        #expect(Ports.isFree(base), "the gateway is gone with the launcher")
+    }
+
+    @Test func launcherRestartsACrashedChild() throws {
+        let base = Ports.freeBase()
+        let directory = TestPaths.temporaryDirectory("launcher")
+        let launcher = try RunningProcess(TestPaths.executable("pushbus"),
+                                          ["--base-port", String(base), "--data-dir", "\(directory)/data"],
+                                          logDirectory: directory)
+        defer { launcher.terminate() }
+        let deadline = Date().addingTimeInterval(60)
+        while !launcher.output.contains("pushbus: ready") && Date() < deadline { usleep(50_000) }
+        let pid = try #require(childPID(named: "registration", parent: launcher.process.processIdentifier))
+        kill(pid, SIGKILL)
+        let restartDeadline = Date().addingTimeInterval(30)
+        var restarted: Int32?
+        while restarted == nil && Date() < restartDeadline {
+            usleep(100_000)
+            if let now = childPID(named: "registration", parent: launcher.process.processIdentifier), now != pid { restarted = now }
+        }
+        #expect(restarted != nil, "\(launcher.output)")
+        #expect(launcher.output.contains("registration exited"))
+    }
+
+    /// The pid of a direct child process whose command name is `name`, from /proc.
+    func childPID(named name: String, parent: Int32) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8) else { continue }
+            // stat: pid (comm) state ppid …
+            guard let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+            let comm = stat[stat.index(after: open)..<close]
+            let rest = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            if comm == name, rest.count > 1, Int32(rest[1]) == parent { return pid }
+        }
+        return nil
+    }
+}
