@@ -133,6 +133,16 @@ struct GatewayIntegrationTests {
         #expect(try client.json("device.get", ["app_key": "app1".json, "registration_id": id.json]).code == 0)
     }
 
+    @Test func workersFindARestartedGatewayAgain() throws {
+        let stack = try TestStack().start()
+        let client = try stack.client(timeoutMilliseconds: 5000)
+        let id = try client.register(deviceID: "before")
+        stack.gateway?.kill()
+        try stack.startGateway()
+        try stack.waitForService("registration")
+        #expect(try client.register(deviceID: "before") == id)
+    }
+
     @Test func aFullQueueIsRefusedAtOnce() throws {
         let stack = try TestStack(gatewayArguments: ["--queue-limit", "2", "--request-timeout-ms", "3000"])
         try stack.startGateway()
