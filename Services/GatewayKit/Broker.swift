@@ -126,6 +126,7 @@ public final class Broker {
             replyError(to: sender, service: request.service, .invalid("unknown service \(target)"), seq: seq())
             return
         }
+        services[target]?.dropAnswered { requests[$0] != nil }
         guard services[target, default: ServiceQueue()].waitingCount < options.queueLimit else {
             replyError(to: sender, service: request.service,
                        CommandError(.timeout, "service \(target) is busy: its queue is full, retry later"), seq: seq())
@@ -253,8 +254,17 @@ public final class Broker {
         for (identity, worker) in workers where worker.expiry < now {
             removeWorker(identity, reason: "heartbeat expired")
         }
+        forgetIdleServices()
         for identity in workers.keys {
             send(to: identity, WorkerMessage.heartbeat.frames)
+        }
+    }
+
+    /// Drops services with no worker and nothing waiting, so names seen once do not pile up.
+    private func forgetIdleServices() {
+        for name in Array(services.keys) {
+            services[name]?.dropAnswered { requests[$0] != nil }
+            if let queue = services[name], queue.workers.isEmpty, queue.waitingCount == 0 { services[name] = nil }
         }
     }
 

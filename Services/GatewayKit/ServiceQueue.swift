@@ -23,12 +23,9 @@ struct ServiceQueue {
         return id
     }
 
-    mutating func pushBack(_ id: UInt64) {
-        if head > 0 {
-            head -= 1
-            waiting[head] = id
-        } else {
-            waiting.insert(id, at: 0)
-        }
+    /// Drops requests at the head that were answered already (their deadline passed while waiting).
+    /// Deadlines and the queue are both in arrival order, so answered ones are always at the head.
+    mutating func dropAnswered(isPending: (UInt64) -> Bool) {
+        while head < waiting.count, !isPending(waiting[head]) { _ = dequeue() }
     }
 }

@@ -12,21 +12,27 @@ public enum ServiceMain {
         do { options = try WorkerOptions(flags) } catch { Flags.exitUsage(service.name, error) }
         let logger = Logger(label: service.name, level: options.logLevel)
         do {
-            let context = try Context()
-            let handler = try makeHandler(flags, options, logger)
-            let worker = ServiceWorker(service: service.name, options: options, handler: handler,
-                                       context: context, logger: logger)
-            let stopper = worker.stopper
-            SignalTrap.onTerminate { signal in
-                logger.info("stopping", ["signal": signal])
-                stopper.request()
-            }
-            try worker.run()
+            try serve(service, flags, options, logger, makeHandler)
             logger.info("stopped")
             exit(0)
         } catch {
             logger.error("service failed", ["error": error])
             exit(1)
         }
+    }
+
+    /// Returns once stopped, after the worker has said goodbye; the handler (and with it the
+    /// database) is released on the way out, before the process exits.
+    private static func serve(_ service: Service, _ flags: Flags, _ options: WorkerOptions, _ logger: Logger,
+                              _ makeHandler: (Flags, WorkerOptions, Logger) throws -> any RequestHandler) throws {
+        let handler = try makeHandler(flags, options, logger)
+        let worker = ServiceWorker(service: service.name, options: options, handler: handler,
+                                   context: try Context(), logger: logger)
+        let stopper = worker.stopper
+        SignalTrap.onTerminate { signal in
+            logger.info("stopping", ["signal": signal])
+            stopper.request()
+        }
+        try worker.run()
     }
 }

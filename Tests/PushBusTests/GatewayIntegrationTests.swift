@@ -158,6 +158,24 @@ struct GatewayIntegrationTests {
         #expect(refused["message"]?.string?.contains("queue is full") == true)
     }
 
+    @Test func expiredRequestsDoNotKeepTheQueueFull() throws {
+        let stack = try TestStack(gatewayArguments: ["--queue-limit", "2", "--request-timeout-ms", "300"])
+        try stack.startGateway()
+        let caller = try Socket(stack.context, .dealer)
+        try caller.connect(stack.endpoint)
+        for round in 0..<3 {
+            for seq in 0..<2 {
+                try caller.send(ClientMessage(service: "device", strings: ["device.get", "{\"seq\":\(seq)}"]).frames)
+            }
+            for _ in 0..<2 {
+                let reply = try #require(try receive(caller, within: 3000))
+                let value = try JSONDecoder().decode(JSONValue.self, from: reply.frames[3])
+                #expect(value.code == 6002)
+                #expect(value["message"]?.string?.contains("in time") == true, "round \(round): \(value)")
+            }
+        }
+    }
+
     @Test func manyRequestsInFlightAreAllAnsweredAndMatchedBySeq() throws {
         let stack = try TestStack().start()
         let caller = try Socket(stack.context, .dealer)

@@ -34,6 +34,20 @@ struct GroupCommitTests {
     }
 }
 
+extension GroupCommitTests {
+    @Test func aStorageFailureIsAnswered6024AndNothingIsKept() throws {
+        let handler = try RegistrationHandler(path: "\(directory)/broken.sqlite")
+        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
+                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        try handler.store.read { db in try db.execute("PRAGMA query_only = 1") }
+        let replies = worker.answer([body("device.register", ["app_key": "a".json, "platform": "ios".json, "seq": .number(4)])])
+            .map { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+        #expect(replies.first??.code == 6024)
+        #expect(replies.first??["seq"] == .number(4))
+        #expect(try handler.outbox.takeCommitted().isEmpty)
+    }
+}
+
 @Suite("outbox")
 struct OutboxTests {
     @Test func sequenceIsGaplessAndFollowsTransactions() throws {
