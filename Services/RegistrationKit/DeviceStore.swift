@@ -56,30 +56,29 @@ struct DeviceStore {
         case apnsToken = "apns_token", voipToken = "voip_token", language, timezone, mobile
     }
 
-    func setStartToken(_ db: Database, registrationID: String, attributes: String, token: String?, now: Double) throws {
-        if let token {
-            try db.run("""
-                INSERT INTO live_activity_start_tokens (registration_id, activity_attributes, token) VALUES (?, ?, ?)
-                ON CONFLICT (registration_id, activity_attributes) DO UPDATE SET token = excluded.token
-                """, registrationID, attributes, token)
-        } else {
-            try db.run("DELETE FROM live_activity_start_tokens WHERE registration_id = ? AND activity_attributes = ?",
-                       registrationID, attributes)
-        }
-        try touch(db, registrationID: registrationID, now: now)
+    /// The two kinds of Live Activity token a device keeps, each keyed by its own name.
+    enum LiveActivityTokenKind {
+        /// push-to-start token, keyed by `activity_attributes`
+        case start
+        /// push token of one activity, keyed by `live_activity_id`
+        case activity
+
+        var table: String { self == .start ? "live_activity_start_tokens" : "live_activity_tokens" }
+        var keyColumn: String { self == .start ? "activity_attributes" : "live_activity_id" }
     }
 
-    func setActivityToken(_ db: Database, registrationID: String, activityID: String, token: String?, now: Double) throws {
+    /// Stores `token` under `key`, or removes it when `token` is nil.
+    func setToken(_ db: Database, _ kind: LiveActivityTokenKind, registrationID: String, key: String,
+                  token: String?, now: Double) throws {
         if let token {
             try db.run("""
-                INSERT INTO live_activity_tokens (registration_id, live_activity_id, token) VALUES (?, ?, ?)
-                ON CONFLICT (registration_id, live_activity_id) DO UPDATE SET token = excluded.token
-                """, registrationID, activityID, token)
+                INSERT INTO \(kind.table) (registration_id, \(kind.keyColumn), token) VALUES (?, ?, ?)
+                ON CONFLICT (registration_id, \(kind.keyColumn)) DO UPDATE SET token = excluded.token
+                """, registrationID, key, token)
         } else {
-            try db.run("DELETE FROM live_activity_tokens WHERE registration_id = ? AND live_activity_id = ?",
-                       registrationID, activityID)
+            try db.run("DELETE FROM \(kind.table) WHERE registration_id = ? AND \(kind.keyColumn) = ?", registrationID, key)
         }
-        try touch(db, registrationID: registrationID, now: now)
+        try db.run("UPDATE devices SET updated_at = ? WHERE registration_id = ?", now, registrationID)
     }
 
     func delete(_ db: Database, registrationID: String) throws {
@@ -108,10 +107,6 @@ struct DeviceStore {
             liveActivityTokens: Self.dictionary(activityTokens),
             createdAt: RFC3339.string(from: Date(timeIntervalSince1970: row["created_at"].double ?? 0)),
             updatedAt: RFC3339.string(from: Date(timeIntervalSince1970: row["updated_at"].double ?? 0)))
-    }
-
-    private func touch(_ db: Database, registrationID: String, now: Double) throws {
-        try db.run("UPDATE devices SET updated_at = ? WHERE registration_id = ?", now, registrationID)
     }
 
     private static func dictionary(_ rows: [Row]) -> [String: String] {

@@ -116,22 +116,14 @@ public final class RegistrationHandler: RequestHandler {
     func setStartToken(_ p: LiveActivityStartToken) throws -> LiveActivityStartTokenSaved {
         let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
         let attributes = try Validate.required(p.activityAttributes, "activity_attributes", maxBytes: 128)
-        let token = try liveActivityToken(p.token)
-        let now = clock()
-        try store.write { db in
-            try devices.setStartToken(db, registrationID: registrationID, attributes: attributes, token: token, now: now)
-        }
+        try saveToken(.start, registrationID: registrationID, key: attributes, p.token)
         return LiveActivityStartTokenSaved(activityAttributes: attributes)
     }
 
     func setActivityToken(_ p: LiveActivityToken) throws -> LiveActivityTokenSaved {
         let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
         let activityID = try Validate.liveActivityID(p.liveActivityID)
-        let token = try liveActivityToken(p.token)
-        let now = clock()
-        try store.write { db in
-            try devices.setActivityToken(db, registrationID: registrationID, activityID: activityID, token: token, now: now)
-        }
+        try saveToken(.activity, registrationID: registrationID, key: activityID, p.token)
         return LiveActivityTokenSaved(liveActivityID: activityID)
     }
 
@@ -147,12 +139,18 @@ public final class RegistrationHandler: RequestHandler {
 
     // MARK: checks
 
-    /// A token field where null removes: absent is 6001, a value must be hex.
-    private func liveActivityToken(_ token: Patch<String>) throws(CommandError) -> String? {
+    /// Saves a Live Activity token; null removes it, absent is 6001, a value must be hex.
+    private func saveToken(_ kind: DeviceStore.LiveActivityTokenKind, registrationID: String, key: String,
+                           _ token: Patch<String>) throws {
+        let hex: String?
         switch token {
         case .absent: throw CommandError.empty("token is missing (null removes it)")
-        case .null: return nil
-        case .value(let value): return try Validate.hexToken(value, "token")
+        case .null: hex = nil
+        case .value(let value): hex = try Validate.hexToken(value, "token")
+        }
+        let now = clock()
+        try store.write { db in
+            try devices.setToken(db, kind, registrationID: registrationID, key: key, token: hex, now: now)
         }
     }
 

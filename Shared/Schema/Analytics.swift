@@ -201,36 +201,6 @@ public struct MAProperty: Codable, Equatable, Sendable {
         case appKey = "app_key", euid, op, properties, key, value, amount, values
         case identifierKey = "identifier_key", identifierValue = "identifier_value", object
     }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
-        euid = try c.decodeIfPresent(String.self, forKey: .euid)
-        op = try c.decodeIfPresent(MAPropertyOp.self, forKey: .op)
-        properties = try c.decodeIfPresent([String: JSONValue].self, forKey: .properties)
-        key = try c.decodeIfPresent(String.self, forKey: .key)
-        value = try c.decodePatch(JSONValue.self, forKey: .value)
-        amount = try c.decodeIfPresent(Double.self, forKey: .amount)
-        values = try c.decodeIfPresent(JSONValue.self, forKey: .values)
-        identifierKey = try c.decodeIfPresent(String.self, forKey: .identifierKey)
-        identifierValue = try c.decodeIfPresent(JSONValue.self, forKey: .identifierValue)
-        object = try c.decodeIfPresent([String: JSONValue].self, forKey: .object)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(appKey, forKey: .appKey)
-        try c.encodeIfPresent(euid, forKey: .euid)
-        try c.encodeIfPresent(op, forKey: .op)
-        try c.encodeIfPresent(properties, forKey: .properties)
-        try c.encodeIfPresent(key, forKey: .key)
-        try c.encode(value, forKey: .value)
-        try c.encodeIfPresent(amount, forKey: .amount)
-        try c.encodeIfPresent(values, forKey: .values)
-        try c.encodeIfPresent(identifierKey, forKey: .identifierKey)
-        try c.encodeIfPresent(identifierValue, forKey: .identifierValue)
-        try c.encodeIfPresent(object, forKey: .object)
-    }
 }
 
 /// `ma.channel_value`: the RIDs or tokens of a third-party push channel (`channel_id` > 0).

@@ -142,26 +142,6 @@ public struct DeviceUpdate: Codable, Equatable, Sendable {
         case appKey = "app_key", registrationID = "registration_id", apnsToken = "apns_token"
         case voipToken = "voip_token", language, timezone
     }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
-        registrationID = try c.decodeIfPresent(String.self, forKey: .registrationID)
-        apnsToken = try c.decodeIfPresent(String.self, forKey: .apnsToken)
-        voipToken = try c.decodePatch(String.self, forKey: .voipToken)
-        language = try c.decodeIfPresent(String.self, forKey: .language)
-        timezone = try c.decodeIfPresent(String.self, forKey: .timezone)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(appKey, forKey: .appKey)
-        try c.encodeIfPresent(registrationID, forKey: .registrationID)
-        try c.encodeIfPresent(apnsToken, forKey: .apnsToken)
-        try c.encode(voipToken, forKey: .voipToken)
-        try c.encodeIfPresent(language, forKey: .language)
-        try c.encodeIfPresent(timezone, forKey: .timezone)
-    }
 }
 
 /// `device.mobile`: null or "" unbinds.
@@ -195,22 +175,6 @@ public struct LiveActivityStartToken: Codable, Equatable, Sendable {
         case appKey = "app_key", registrationID = "registration_id"
         case activityAttributes = "activity_attributes", token
     }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
-        registrationID = try c.decodeIfPresent(String.self, forKey: .registrationID)
-        activityAttributes = try c.decodeIfPresent(String.self, forKey: .activityAttributes)
-        token = try c.decodePatch(String.self, forKey: .token)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(appKey, forKey: .appKey)
-        try c.encodeIfPresent(registrationID, forKey: .registrationID)
-        try c.encodeIfPresent(activityAttributes, forKey: .activityAttributes)
-        try c.encode(token, forKey: .token)
-    }
 }
 
 public struct LiveActivityStartTokenSaved: Codable, Equatable, Sendable {
@@ -235,22 +199,6 @@ public struct LiveActivityToken: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case appKey = "app_key", registrationID = "registration_id", liveActivityID = "live_activity_id", token
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
-        registrationID = try c.decodeIfPresent(String.self, forKey: .registrationID)
-        liveActivityID = try c.decodeIfPresent(String.self, forKey: .liveActivityID)
-        token = try c.decodePatch(String.self, forKey: .token)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(appKey, forKey: .appKey)
-        try c.encodeIfPresent(registrationID, forKey: .registrationID)
-        try c.encodeIfPresent(liveActivityID, forKey: .liveActivityID)
-        try c.encode(token, forKey: .token)
     }
 }
 

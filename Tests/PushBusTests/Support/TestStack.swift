@@ -55,25 +55,24 @@ final class TestStack: @unchecked Sendable {
         try waitForService(name)
     }
 
+    /// Waits until the gateway routes to `name` (MMI answers 200).
     func waitForService(_ name: String, within seconds: Double = 30) throws {
-        let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 200)
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if (try? client.serviceStatus(name)) == "200" { return }
-            usleep(20_000)
-        }
-        throw StackError("\(name) did not become ready:\n\(services[name]?.output ?? "")\n\(gateway?.output ?? "")")
+        try waitForStatus(name, "200", within: seconds)
     }
 
     /// Waits until the gateway has declared every worker of `name` dead (MMI answers 404).
     func waitForServiceGone(_ name: String, within seconds: Double = 30) throws {
+        try waitForStatus(name, "404", within: seconds)
+    }
+
+    private func waitForStatus(_ name: String, _ status: String, within seconds: Double) throws {
         let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 200)
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if (try? client.serviceStatus(name)) == "404" { return }
+            if (try? client.serviceStatus(name)) == status { return }
             usleep(20_000)
         }
-        throw StackError("\(name) still has workers after \(seconds) s")
+        throw StackError("mmi.service \(name) never answered \(status):\n\(services[name]?.output ?? "")\n\(gateway?.output ?? "")")
     }
 
     func client(timeoutMilliseconds: Int = 10_000) throws -> MajordomoClient {
