@@ -16,7 +16,12 @@ do {
         logger.info("stopping", ["signal": signal])
         stopper.request()
     }
+    let watch = ParentWatch(parent: options.parentPID) {
+        logger.warning("launcher is gone, stopping")
+        stopper.request()
+    }
     try broker.run()
+    _ = watch
     exit(0)
 } catch {
     logger.error("gateway failed", ["error": error])

@@ -11,6 +11,7 @@ public struct GatewayOptions: Sendable {
     public var queueLimit = 10_000
     public var maxRequestBytes = 1 << 20
     public var logLevel = Logger.Level.info
+    public var parentPID: String?
 
     public init() {}
 
@@ -24,6 +25,7 @@ public struct GatewayOptions: Sendable {
         Flag("queue-limit", default: "10000", help: "Requests waiting per service; beyond it the client gets code 6002 at once."),
         Flag("max-request-bytes", default: "1048576", help: "Largest request accepted; a larger one gets code 6017."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        ParentWatch.flag,
     ]
 
     public init(_ flags: Flags) throws(UsageError) {
@@ -36,5 +38,6 @@ public struct GatewayOptions: Sendable {
         queueLimit = try flags.int("queue-limit", in: 1...10_000_000)
         maxRequestBytes = try flags.int("max-request-bytes", in: 1024...(64 << 20))
         logLevel = try flags.logLevel()
+        parentPID = flags.optionalString(ParentWatch.flag.name)
     }
 }

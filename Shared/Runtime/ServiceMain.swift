@@ -33,6 +33,11 @@ public enum ServiceMain {
             logger.info("stopping", ["signal": signal])
             stopper.request()
         }
+        let watch = ParentWatch(parent: options.parentPID) {
+            logger.warning("launcher is gone, stopping")
+            stopper.request()
+        }
         try worker.run()
+        _ = watch
     }
 }

@@ -10,6 +10,7 @@ public struct WorkerOptions: Sendable {
     public var reconnectMilliseconds: Int
     public var credit: Int
     public var logLevel: Logger.Level
+    public var parentPID: String?
 
     public init(broker: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5557",
                 dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
@@ -25,25 +26,27 @@ public struct WorkerOptions: Sendable {
     }
 
     public static let flags: [Flag] = [
-        Flag("broker", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint to serve."),
-        Flag("events", default: "tcp://127.0.0.1:5557", help: "The gateway's event-bus input to publish to."),
+        Flag("endpoint", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint to serve."),
+        Flag("events-in", default: "tcp://127.0.0.1:5557", help: "The gateway's event-bus input to publish to."),
         Flag("data-dir", default: "./data", help: "Directory of this service's SQLite database."),
         Flag("heartbeat-ms", default: "1000", help: "Heartbeat interval with the gateway, in milliseconds."),
         Flag("liveness", default: "3", help: "Missed heartbeats before the gateway is taken for lost and redialled."),
         Flag("reconnect-ms", default: "1000", help: "Pause before redialling a lost gateway, in milliseconds."),
         Flag("credit", default: "64", help: "Requests taken at once and committed in one transaction."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        ParentWatch.flag,
     ]
 
     public init(_ flags: Flags) throws(UsageError) {
-        broker = flags.string("broker")
-        events = flags.string("events")
+        broker = flags.string("endpoint")
+        events = flags.string("events-in")
         dataDirectory = flags.string("data-dir")
         heartbeatMilliseconds = try flags.int("heartbeat-ms", in: 10...60_000)
         liveness = try flags.int("liveness", in: 1...100)
         reconnectMilliseconds = try flags.int("reconnect-ms", in: 10...60_000)
         credit = try flags.int("credit", in: 1...10_000)
         logLevel = try flags.logLevel()
+        parentPID = flags.optionalString(ParentWatch.flag.name)
     }
 
     /// `<data-dir>/<name>.sqlite`, creating the directory if needed.

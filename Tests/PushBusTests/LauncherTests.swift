@@ -70,6 +70,27 @@ struct LauncherTests {
         #expect(launcher.output.contains("registration exited"))
     }
 
+    @Test func anOrphanedServiceStopsByItself() throws {
+        let directory = TestPaths.temporaryDirectory("orphan")
+        // The shell starts the service with itself as the named parent, prints its pid and exits.
+        let script = "\(TestPaths.executable("registration")) --data-dir \(directory) --endpoint tcp://127.0.0.1:\(Ports.free()) "
+            + "--events-in tcp://127.0.0.1:\(Ports.free()) --parent-pid $$ >/dev/null 2>&1 & echo $!"
+        let shell = try RunningProcess("/bin/sh", ["-c", script], logDirectory: directory)
+        #expect(shell.waitForExit(10) == 0)
+        let pid = try #require(Int32(shell.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let deadline = Date().addingTimeInterval(10)
+        while isAlive(pid) && Date() < deadline { usleep(50_000) }
+        #expect(!isAlive(pid), "the orphan stopped when its parent went away")
+    }
+
+    /// Running, and not a zombie waiting for whoever adopted it to reap it.
+    func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].hasPrefix(") Z")
+    }
+
     /// The pid of a direct child process whose command name is `name`, from /proc.
     func childPID(named name: String, parent: Int32) -> Int32? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

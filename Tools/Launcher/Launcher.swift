@@ -18,14 +18,14 @@ final class Launcher: @unchecked Sendable {
         self.binDirectory = binDirectory
         let names = ["gateway"] + options.services.map(\.name)
         output = PrefixedOutput(names: names)
-        let level = ["--log-level", options.logLevel]
+        let level = ["--log-level", options.logLevel, "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
                               arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
                                           "--events-out", options.eventsOutEndpoint] + level,
                               output: output)]
         for service in options.services {
             children.append(Child(name: service.name, executable: "\(binDirectory)/\(service.name)",
-                                  arguments: ["--broker", options.requestEndpoint, "--events", options.eventsInEndpoint,
+                                  arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
                                               "--data-dir", options.dataDirectory] + level,
                                   output: output))
         }

@@ -10,7 +10,7 @@ final class RunningProcess: @unchecked Sendable {
     init(_ executable: String, _ arguments: [String], logDirectory: String) throws {
         name = URL(fileURLWithPath: executable).lastPathComponent
         logPath = "\(logDirectory)/\(name)-\(UUID().uuidString.prefix(6)).log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

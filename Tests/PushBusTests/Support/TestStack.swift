@@ -41,16 +41,16 @@ final class TestStack: @unchecked Sendable {
 
     func startGateway() throws {
         gateway = try RunningProcess(TestPaths.executable("gateway"),
-                                     ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut]
-                                         + gatewayArguments,
+                                     ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut,
+                                      "--parent-pid", String(getpid())] + gatewayArguments,
                                      logDirectory: dataDirectory)
     }
 
     /// Starts a service and waits until the gateway routes to it.
     func startService(_ name: String, extra: [String] = []) throws {
         services[name] = try RunningProcess(TestPaths.executable(name),
-                                            ["--broker", endpoint, "--events", eventsIn, "--data-dir", dataDirectory,
-                                             "--heartbeat-ms", "200"] + extra,
+                                            ["--endpoint", endpoint, "--events-in", eventsIn, "--data-dir", dataDirectory,
+                                             "--heartbeat-ms", "200", "--parent-pid", String(getpid())] + extra,
                                             logDirectory: dataDirectory)
         try waitForService(name)
     }

@@ -1,0 +1,26 @@
+import Dispatch
+import Foundation
+
+/// Stops a process whose launcher died: when the parent is no longer `parent` (the orphan was
+/// adopted by another process), calls `onOrphaned` once. Checked every half second on a timer.
+public final class ParentWatch {
+    /// The flag that turns it on; the launcher and the test harness set it for their children.
+    public static let flag = Flag("parent-pid", default: nil,
+                                  help: "Stop when this process id is no longer our parent (set by the launcher).")
+
+    private let timer: any DispatchSourceTimer
+
+    /// Nil when `parent` is nil or not a number.
+    public init?(parent: String?, onOrphaned: @escaping @Sendable () -> Void) {
+        guard let parent, let pid = Int32(parent) else { return nil }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now(), repeating: .milliseconds(500))
+        timer.setEventHandler {
+            guard getppid() != pid else { return }
+            timer.cancel()
+            onOrphaned()
+        }
+        timer.resume()
+        self.timer = timer
+    }
+}
