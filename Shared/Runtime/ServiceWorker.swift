@@ -29,7 +29,10 @@ public final class ServiceWorker {
         let stop = try stopper.makeReceiver()
         let events = try Socket(stopper.context, .pub)
         try events.connect(options.events)
+        let follower = try EventFollower(topics: handler.subscriptions, endpoint: options.eventsOut,
+                                         context: stopper.context, logger: logger)
         defer {
+            follower?.close()
             events.close()
             stop.close()
         }
@@ -39,9 +42,8 @@ public final class ServiceWorker {
         let heartbeat = Int64(options.heartbeatMilliseconds)
 
         while !stopper.isRequested {
-            var poller = Poller([broker, stop])
-            let wait = max(0, lastSent + heartbeat - Clock.milliseconds())
-            let ready = try poller.poll(timeout: Int(wait))
+            var poller = Poller([broker, stop] + (follower.map { [$0.socket] } ?? []))
+            let ready = try poller.poll(timeout: Int(max(0, min(lastSent + heartbeat, nextTickTime()) - Clock.milliseconds())))
             if ready[1] { break }
             if ready[0] {
                 lastReceived = Clock.milliseconds()
@@ -50,6 +52,8 @@ public final class ServiceWorker {
                 case .disconnected: lastReceived = 0
                 }
             }
+            if let follower, ready[2] { apply(try follower.take(), events: events) }
+            runDueTick(events: events)
             let now = Clock.milliseconds()
             if now - lastReceived > heartbeat * Int64(options.liveness) {
                 logger.warning("gateway lost, redialling", ["endpoint": options.broker])
@@ -67,6 +71,48 @@ public final class ServiceWorker {
         try? broker.send(WorkerMessage.disconnect.frames, wait: false)
         broker.close()
         logger.info("worker stopped", ["service": service])
+    }
+
+    // MARK: events from the bus and timed work
+
+    /// Applies events in one transaction, each in its own savepoint, then publishes what they caused.
+    private func apply(_ busEvents: [BusEvent], events: Socket) {
+        guard !busEvents.isEmpty else { return }
+        do {
+            try handler.store.write { _ in
+                for event in busEvents {
+                    do {
+                        try handler.store.write { _ in try handler.apply(event) }
+                    } catch {
+                        logger.error("event not applied", ["topic": event.topic, "error": error])
+                    }
+                }
+            }
+        } catch {
+            logger.error("event batch commit failed", ["error": error, "batch.size": busEvents.count])
+        }
+        publishCommittedEvents(events)
+    }
+
+    /// Monotonic milliseconds at which the handler wants its next tick (far future when never).
+    private func nextTickTime() -> Int64 {
+        guard let due = handler.nextTick() else { return Int64.max / 2 }
+        let wait = max(Clock.milliseconds(), tickPausedUntil) - Clock.milliseconds()
+        return Clock.milliseconds() + max(wait, Int64((due.timeIntervalSinceNow * 1000).rounded(.up)))
+    }
+
+    /// After a failed tick, timed work waits this long so a persistent failure cannot spin the loop.
+    private var tickPausedUntil: Int64 = 0
+
+    private func runDueTick(events: Socket) {
+        guard Clock.milliseconds() >= tickPausedUntil, let due = handler.nextTick(), due <= Date() else { return }
+        do {
+            try handler.store.write { _ in try handler.tick(now: Date()) }
+        } catch {
+            logger.error("timed work failed", ["error": error])
+            tickPausedUntil = Clock.milliseconds() + 1000
+        }
+        publishCommittedEvents(events)
     }
 
     private enum Outcome { case served(replied: Bool), disconnected }

@@ -4,6 +4,7 @@ import Foundation
 public struct WorkerOptions: Sendable {
     public var broker: String
     public var events: String
+    public var eventsOut: String
     public var dataDirectory: String
     public var heartbeatMilliseconds: Int
     public var liveness: Int
@@ -13,10 +14,11 @@ public struct WorkerOptions: Sendable {
     public var parentPID: String?
 
     public init(broker: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5557",
-                dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
+                eventsOut: String = "tcp://127.0.0.1:5558", dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
                 reconnectMilliseconds: Int = 1000, credit: Int = 64, logLevel: Logger.Level = .info) {
         self.broker = broker
         self.events = events
+        self.eventsOut = eventsOut
         self.dataDirectory = dataDirectory
         self.heartbeatMilliseconds = heartbeatMilliseconds
         self.liveness = liveness
@@ -28,6 +30,7 @@ public struct WorkerOptions: Sendable {
     public static let flags: [Flag] = [
         Flag("endpoint", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint to serve."),
         Flag("events-in", default: "tcp://127.0.0.1:5557", help: "The gateway's event-bus input to publish to."),
+        Flag("events-out", default: "tcp://127.0.0.1:5558", help: "The gateway's event-bus output to follow other services on."),
         Flag("data-dir", default: "./data", help: "Directory of this service's SQLite database."),
         Flag("heartbeat-ms", default: "1000", help: "Heartbeat interval with the gateway, in milliseconds."),
         Flag("liveness", default: "3", help: "Missed heartbeats before the gateway is taken for lost and redialled."),
@@ -40,6 +43,7 @@ public struct WorkerOptions: Sendable {
     public init(_ flags: Flags) throws(UsageError) {
         broker = flags.string("endpoint")
         events = flags.string("events-in")
+        eventsOut = flags.string("events-out")
         dataDirectory = flags.string("data-dir")
         heartbeatMilliseconds = try flags.int("heartbeat-ms", in: 10...60_000)
         liveness = try flags.int("liveness", in: 1...100)

@@ -21,11 +21,13 @@ final class Launcher: @unchecked Sendable {
         let level = ["--log-level", options.logLevel, "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
                               arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
+                                              "--events-out", options.eventsOutEndpoint,
                                           "--events-out", options.eventsOutEndpoint] + level,
                               output: output)]
         for service in options.services {
             children.append(Child(name: service.name, executable: "\(binDirectory)/\(service.name)",
                                   arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
+                                              "--events-out", options.eventsOutEndpoint,
                                               "--data-dir", options.dataDirectory] + level,
                                   output: output))
         }

@@ -49,7 +49,7 @@ final class TestStack: @unchecked Sendable {
     /// Starts a service and waits until the gateway routes to it.
     func startService(_ name: String, extra: [String] = []) throws {
         services[name] = try RunningProcess(TestPaths.executable(name),
-                                            ["--endpoint", endpoint, "--events-in", eventsIn, "--data-dir", dataDirectory,
+                                            ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut, "--data-dir", dataDirectory,
                                              "--heartbeat-ms", "200", "--parent-pid", String(getpid())] + extra,
                                             logDirectory: dataDirectory)
         try waitForService(name)

@@ -1,7 +1,7 @@
 /// Unguessable identifiers from the system's cryptographic random source.
-enum RandomKey {
+public enum RandomKey {
     /// `bytes` random bytes as lower-case hex (2 × bytes characters).
-    static func hex(bytes: Int) -> String {
+    public static func hex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         var text = ""
         text.reserveCapacity(bytes * 2)

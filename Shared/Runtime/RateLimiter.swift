@@ -1,5 +1,6 @@
 /// At most `limit` calls per key in any `window` seconds (a sliding window of call times).
-/// In memory: a device is always served by the same shard, so its counts live in one process.
+/// In memory: a device is always served by the same shard, so its counts live in one process
+/// (a restart forgets them, which only ever lets a few more calls through).
 public struct RateLimiter: Sendable {
     public let limit: Int
     public let window: Double

@@ -1,0 +1,46 @@
+import Foundation
+import Schema
+import ZeroMQ
+
+/// A worker's subscription to other services' events: a SUB socket on the gateway's event-bus
+/// output, filtered to the handler's topics. Owned by the worker loop's thread.
+final class EventFollower {
+    let socket: Socket
+    private var sequences = SequenceTracker()
+    private let logger: Logger
+
+    /// Nil when the handler follows no topic.
+    init?(topics: [Topic], endpoint: String, context: Context, logger: Logger) throws {
+        guard !topics.isEmpty else { return nil }
+        socket = try Socket(context, .sub)
+        for topic in topics { try socket.subscribe(topic.rawValue) }
+        try socket.connect(endpoint)
+        self.logger = logger
+    }
+
+    /// Reads the events queued now (at most `limit`), noting any a publisher's numbering says were missed.
+    func take(limit: Int = 1024) throws -> [BusEvent] {
+        var events: [BusEvent] = []
+        while events.count < limit, let message = try socket.receive(wait: false) {
+            guard message.count == 2, let topic = message.string(at: 0) else {
+                logger.warning("malformed event dropped", ["frames": message.count])
+                continue
+            }
+            if let header = try? JSONDecoder().decode(Header.self, from: message[1]) {
+                let missed = sequences.record(publisher: header.publisher, sequence: header.seq)
+                if missed > 0 {
+                    logger.warning("events missed", ["publisher": header.publisher, "missed": missed, "seq": header.seq])
+                }
+            }
+            events.append(BusEvent(topic: topic, data: message[1]))
+        }
+        return events
+    }
+
+    func close() { socket.close() }
+
+    private struct Header: Decodable {
+        let publisher: String
+        let seq: Int64
+    }
+}
