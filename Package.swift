@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "registration", targets: ["registration"]),
+        .executable(name: "tagging", targets: ["tagging"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
     ],
@@ -34,6 +35,9 @@ let package = Package(
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime"],
                           path: "Services/Registration"),
 
+        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/TaggingKit"),
+        .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime"], path: "Services/Tagging"),
+
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
@@ -41,7 +45,7 @@ let package = Package(
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit"],
+                                   "GatewayKit", "RegistrationKit", "TaggingKit"],
                     path: "Tests/PushBusTests"),
     ]
 )
