@@ -42,6 +42,9 @@ let package = Package(
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
 
+        // Benchmarks: executables, never tests (`make bench`).
+        .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
+
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",

@@ -18,14 +18,20 @@ struct TagStore {
     func add(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         var added: [String] = []
         for name in names {
-            try db.run("INSERT OR IGNORE INTO tags (app_key, name) VALUES (?, ?)", appKey, name)
-            let tag = try db.value("SELECT id FROM tags WHERE app_key = ? AND name = ?", appKey, name)
+            let tag = try id(db, appKey: appKey, name: name)
             if try db.run("INSERT OR IGNORE INTO device_tags (tag, device) VALUES (?, ?)", tag, device) == 1 {
                 try db.run("UPDATE tags SET devices = devices + 1 WHERE id = ?", tag)
                 added.append(name)
             }
         }
         return added
+    }
+
+    /// The tag's id, creating the tag when the app has none of that name.
+    private func id(_ db: Database, appKey: String, name: String) throws -> Int64 {
+        if let id = try db.value("SELECT id FROM tags WHERE app_key = ? AND name = ?", appKey, name).int { return Int64(id) }
+        try db.run("INSERT INTO tags (app_key, name) VALUES (?, ?)", appKey, name)
+        return db.lastInsertRowID
     }
 
     /// Unbinds `names` from the device; returns those that were bound.
