@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "tagging", targets: ["tagging"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
+        .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
     ],
     targets: [
         // C libraries from Debian, through module maps.
@@ -41,14 +42,17 @@ let package = Package(
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
+        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime"], path: "Tools/ReplayKit"),
+        .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema"], path: "Tools/Replay"),
 
         // Benchmarks: executables, never tests (`make bench`).
+        .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
         .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit", "TaggingKit"],
+                                   "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit"],
                     path: "Tests/PushBusTests"),
     ]
 )

@@ -91,14 +91,14 @@ public final class Database {
         savepointDepth += 1
         let name = "sp\(savepointDepth)"
         defer { savepointDepth -= 1 }
-        try execute("SAVEPOINT \(name)")
+        try run("SAVEPOINT \(name)")
         do {
             let result = try body(self)
-            try execute("RELEASE \(name)")
+            try run("RELEASE \(name)")
             return result
         } catch {
-            try? execute("ROLLBACK TO \(name)")
-            try? execute("RELEASE \(name)")
+            try? run("ROLLBACK TO \(name)")
+            try? run("RELEASE \(name)")
             throw error
         }
     }
