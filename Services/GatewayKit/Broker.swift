@@ -22,6 +22,9 @@ public final class Broker {
     private var services: [String: ServiceQueue] = [:]
     private var workers: [Data: WorkerRecord] = [:]
     private var nextID: UInt64 = 1
+    /// App-wide queries waiting for their shards' replies.
+    private var gathers: [UInt64: Gather] = [:]
+    private var roundRobin = 0
 
     /// Distinct service names kept at once, so garbage names cannot grow memory without bound.
     static let maxServices = 1024
@@ -128,24 +131,66 @@ public final class Broker {
                 return
             }
         }
+        let shards = options.shards.count(target)
+        if shards > 1 {
+            guard request.body.count == 2, let command = request.body.first.flatMap({ Command(rawValue: String(decoding: $0, as: UTF8.self)) }),
+                  command.service.name == target else {
+                refuse(sender, request, .invalid("a sharded service takes [command, JSON payload] of its own commands"), seq: seq())
+                return
+            }
+            switch ShardRoute.route(command, payload: request.body[1], count: shards, next: { roundRobin += 1; return roundRobin }) {
+            case .one(let shard):
+                target = ShardHash.serviceName(target, shard: shard, of: shards)
+            case .all(let parts):
+                scatter(sender, request, command: command, service: target, parts: parts, seq: seq())
+                return
+            }
+        }
+        accept(sender, request, target: target, body: request.body, seq: seq)
+    }
+
+    /// Queues a request for `target`, or refuses it when the service's queue is full. Returns its id.
+    @discardableResult
+    private func accept(_ sender: Data, _ request: ClientMessage, target: String, body: [Data], seq: () -> Int?,
+                        part: PendingRequest.Part? = nil) -> UInt64? {
         if services[target] == nil && services.count >= Self.maxServices {
             refuse(sender, request, .invalid("unknown service \(target)"), seq: seq())
-            return
+            return nil
         }
         services[target]?.dropAnswered { requests[$0] != nil }
         guard services[target, default: ServiceQueue()].waitingCount < options.queueLimit else {
             refuse(sender, request, CommandError(.timeout, "service \(target) is busy: its queue is full, retry later"), seq: seq())
-            return
+            return nil
         }
         let id = nextID
         nextID += 1
         let now = Clock.milliseconds()
         let deadline = now + Int64(options.requestTimeoutMilliseconds)
         requests[id] = PendingRequest(client: sender, replyService: request.service, target: target,
-                                      body: request.body, deadline: deadline, arrivedAt: now)
+                                      body: body, deadline: deadline, arrivedAt: now, part: part)
         deadlines.append((id, deadline))
         services[target, default: ServiceQueue()].enqueue(id)
         dispatch(target)
+        return id
+    }
+
+    /// Sends an app-wide query to every shard that has a part of it; the replies are merged once all are in.
+    private func scatter(_ sender: Data, _ request: ClientMessage, command: Command, service: String, parts: [Data?], seq: Int?) {
+        let id = nextID
+        nextID += 1
+        gathers[id] = Gather(client: sender, request: request, command: command, seq: seq, replies: parts.map { _ in nil },
+                             waiting: parts.compactMap { $0 }.count, arrivedAt: Clock.milliseconds())
+        for (shard, part) in parts.enumerated() {
+            guard let part else { continue }
+            let target = ShardHash.serviceName(service, shard: shard, of: parts.count)
+            let accepted = accept(sender, request, target: target, body: [request.body[0], part], seq: { seq },
+                                  part: .init(gather: id, index: shard))
+            if accepted == nil {
+                // The refusal went to the client already; drop the rest of the query.
+                gathers[id] = nil
+                return
+            }
+        }
     }
 
     private func handleWorker(_ sender: Data, _ command: WorkerMessage) {
@@ -199,9 +244,13 @@ public final class Broker {
         send(to: sender, ClientMessage(service: request.service, strings: [answer]).frames)
     }
 
+    /// A sharded service has workers when every one of its shards has.
     private func hasWorkers(_ name: String) -> Bool {
         if name == DeviceRouting.service { return workers.isEmpty == false }
-        return services[name].map { !$0.workers.isEmpty } ?? false
+        let shards = options.shards.count(name)
+        return (0..<shards).allSatisfy { shard in
+            services[ShardHash.serviceName(name, shard: shard, of: shards)].map { !$0.workers.isEmpty } ?? false
+        }
     }
 
     // MARK: dispatch and expiry
@@ -287,10 +336,29 @@ public final class Broker {
 
     // MARK: outbound
 
-    /// Sends a worker's reply (or the broker's error) to the client of an accepted request.
+    /// Sends a worker's reply (or the broker's error) to the client of an accepted request; the part
+    /// of an app-wide query waits for the other shards instead.
     private func answer(_ request: PendingRequest, _ body: [Data]) {
+        if let part = request.part {
+            collect(part, body.first ?? Data())
+            return
+        }
         send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
         recorder?.record(arrivedAt: request.arrivedAt, service: request.replyService, body: request.body, reply: body)
+    }
+
+    private func collect(_ part: PendingRequest.Part, _ reply: Data) {
+        guard var gather = gathers[part.gather] else { return }
+        gather.replies[part.index] = reply
+        gather.waiting -= 1
+        guard gather.waiting == 0 else {
+            gathers[part.gather] = gather
+            return
+        }
+        gathers[part.gather] = nil
+        let merged = [ShardGather.merge(gather.command, request: gather.request.body[1], replies: gather.replies, seq: gather.seq)]
+        send(to: gather.client, ClientMessage(service: gather.request.service, body: merged).frames)
+        recorder?.record(arrivedAt: gather.arrivedAt, service: gather.request.service, body: gather.request.body, reply: merged)
     }
 
     private func answer(_ request: PendingRequest, _ error: CommandError) {

@@ -13,6 +13,8 @@ public struct GatewayOptions: Sendable {
     public var logLevel = Logger.Level.info
     /// Where to record every device command and its reply (JSON lines), or nil.
     public var recordPath: String?
+    /// Shards per service; a sharded service's workers announce `service/k`.
+    public var shards = ShardMap()
     public var parentPID: String?
 
     public init() {}
@@ -27,6 +29,7 @@ public struct GatewayOptions: Sendable {
         Flag("queue-limit", default: "10000", help: "Requests waiting per service; beyond it the client gets code 6002 at once."),
         Flag("max-request-bytes", default: "1048576", help: "Largest request accepted; a larger one gets code 6017."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        Flag("shards", default: "", help: "Shards per service, e.g. tagging=2,badge=2; must match what the launcher starts."),
         Flag("record", default: nil, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),
         ParentWatch.flag,
     ]
@@ -43,5 +46,6 @@ public struct GatewayOptions: Sendable {
         logLevel = try flags.logLevel()
         parentPID = flags.optionalString(ParentWatch.flag.name)
         recordPath = flags.optionalString("record")
+        shards = try ShardMap(parsing: flags.string("shards"))
     }
 }

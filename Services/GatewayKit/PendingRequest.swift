@@ -13,4 +13,11 @@ struct PendingRequest {
     let deadline: Int64
     /// Monotonic milliseconds when the request arrived (for the recording).
     let arrivedAt: Int64
+    /// Set when this is one shard's part of an app-wide query.
+    var part: Part?
+
+    struct Part {
+        let gather: UInt64
+        let index: Int
+    }
 }

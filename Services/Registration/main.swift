@@ -2,5 +2,6 @@ import RegistrationKit
 import Runtime
 
 ServiceMain.run(.registration, summary: "PushBus registration service: devices, registration IDs, tokens, mobile number, language.") { _, options, _ in
-    try RegistrationHandler(path: try options.databasePath("registration"))
+    try RegistrationHandler(path: try options.databasePath("registration"),
+                            publisher: options.shard.serviceName("registration"), shard: options.shard)
 }

@@ -11,12 +11,15 @@ public final class RegistrationHandler: RequestHandler {
     private let devices = DeviceStore()
     private var mobileLimiter = RateLimiter(limit: 3, window: 10)
     private let clock: @Sendable () -> Double
+    /// The shard this handler serves; the registration IDs it gives out hash to it.
+    private let shard: ShardLayout
 
     /// Opens (creating and migrating) the database at `path`. `clock` gives Unix seconds; tests move it.
-    public init(path: String, publisher: String = "registration",
+    public init(path: String, publisher: String = "registration", shard: ShardLayout = ShardLayout(),
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         store = try Store(path: path, migrations: RegistrationSchema.migrations)
         outbox = try Outbox(store: store, publisher: publisher)
+        self.shard = shard
         self.clock = clock
     }
 
@@ -61,8 +64,8 @@ public final class RegistrationHandler: RequestHandler {
                 try devices.refreshDevice(db, registrationID: existing, p, platform: platform, apnsToken: apnsToken, now: now)
                 return DeviceRegistered(registrationID: existing, isNew: false)
             }
-            var registrationID = RandomKey.hex(bytes: 10)
-            while try devices.exists(db, registrationID: registrationID) { registrationID = RandomKey.hex(bytes: 10) }
+            var registrationID = newRegistrationID()
+            while try devices.exists(db, registrationID: registrationID) { registrationID = newRegistrationID() }
             try devices.insertDevice(db, registrationID: registrationID, p, appKey: appKey, platform: platform,
                                      deviceID: deviceID, apnsToken: apnsToken, now: now)
             try outbox.append(DeviceRegisteredEvent(appKey: appKey, registrationID: registrationID, platform: platform), in: db)
@@ -135,6 +138,14 @@ public final class RegistrationHandler: RequestHandler {
             try outbox.append(DeviceDeletedEvent(appKey: appKey, registrationID: registrationID), in: db)
         }
         return Empty()
+    }
+
+    /// 80 random bits as hex, drawn until they land on this shard (one draw when unsharded).
+    private func newRegistrationID() -> String {
+        while true {
+            let id = RandomKey.hex(bytes: 10)
+            if ShardHash.shard(of: id, count: shard.count) == shard.index { return id }
+        }
     }
 
     // MARK: checks

@@ -26,7 +26,7 @@ public enum ServiceMain {
     private static func serve(_ service: Service, _ flags: Flags, _ options: WorkerOptions, _ logger: Logger,
                               _ makeHandler: (Flags, WorkerOptions, Logger) throws -> any RequestHandler) throws {
         let handler = try makeHandler(flags, options, logger)
-        let worker = ServiceWorker(service: service.name, options: options, handler: handler,
+        let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
                                    context: try Context(), logger: logger)
         let stopper = worker.stopper
         SignalTrap.onTerminate { signal in

@@ -12,6 +12,7 @@ public struct WorkerOptions: Sendable {
     public var credit: Int
     public var logLevel: Logger.Level
     public var parentPID: String?
+    public var shard = ShardLayout()
 
     public init(broker: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5557",
                 eventsOut: String = "tcp://127.0.0.1:5558", dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
@@ -38,7 +39,7 @@ public struct WorkerOptions: Sendable {
         Flag("credit", default: "64", help: "Requests taken at once and committed in one transaction."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
         ParentWatch.flag,
-    ]
+    ] + ShardLayout.flags
 
     public init(_ flags: Flags) throws(UsageError) {
         broker = flags.string("endpoint")
@@ -51,11 +52,14 @@ public struct WorkerOptions: Sendable {
         credit = try flags.int("credit", in: 1...10_000)
         logLevel = try flags.logLevel()
         parentPID = flags.optionalString(ParentWatch.flag.name)
+        shard = try ShardLayout(flags)
     }
 
-    /// `<data-dir>/<name>.sqlite`, creating the directory if needed.
+    /// This shard's database in the data directory (created if needed); throws when the directory
+    /// holds data of `name` written with another shard count.
     public func databasePath(_ name: String) throws -> String {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        return (dataDirectory as NSString).appendingPathComponent("\(name).sqlite")
+        try shard.check(directory: dataDirectory, service: name)
+        return (dataDirectory as NSString).appendingPathComponent(shard.databaseFile(name))
     }
 }

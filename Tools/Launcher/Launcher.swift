@@ -16,20 +16,26 @@ final class Launcher: @unchecked Sendable {
     init(options: LauncherOptions, binDirectory: String) {
         self.options = options
         self.binDirectory = binDirectory
-        let names = ["gateway"] + options.services.map(\.name)
+        let names = ["gateway"] + options.services.flatMap { service in
+            (0..<options.shardCount(service)).map { ShardHash.serviceName(service.name, shard: $0, of: options.shardCount(service)) }
+        }
         output = PrefixedOutput(names: names)
         let level = ["--log-level", options.logLevel, "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
                               arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
                                               "--events-out", options.eventsOutEndpoint,
-                                          "--events-out", options.eventsOutEndpoint] + level,
+                                          "--events-out", options.eventsOutEndpoint, "--shards", options.shardFlag] + level,
                               output: output)]
         for service in options.services {
-            children.append(Child(name: service.name, executable: "\(binDirectory)/\(service.name)",
-                                  arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
-                                              "--events-out", options.eventsOutEndpoint,
-                                              "--data-dir", options.dataDirectory] + level,
-                                  output: output))
+            let count = options.shardCount(service)
+            for shard in 0..<count {
+                children.append(Child(name: ShardHash.serviceName(service.name, shard: shard, of: count),
+                                      executable: "\(binDirectory)/\(service.name)",
+                                      arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
+                                                  "--events-out", options.eventsOutEndpoint, "--data-dir", options.dataDirectory,
+                                                  "--shard", String(shard), "--shards", String(count)] + level,
+                                      output: output))
+            }
         }
         self.children = children
     }
@@ -37,6 +43,9 @@ final class Launcher: @unchecked Sendable {
     /// Starts everything and blocks until SIGINT or SIGTERM has stopped every child.
     func run() throws -> Never {
         try FileManager.default.createDirectory(atPath: options.dataDirectory, withIntermediateDirectories: true)
+        for service in options.services {
+            try ShardLayout(count: options.shardCount(service)).check(directory: options.dataDirectory, service: service.name)
+        }
         SignalTrap.onTerminate { [self] _ in stopAll() }
         for child in children { child.start() }
         waitUntilReady()

@@ -10,12 +10,14 @@ struct LauncherOptions {
     var logLevel: String
     var readyTimeoutMilliseconds: Int
     var services: [Service]
+    var shards: [Service: Int] = [:]
 
     static let flags: [Flag] = [
         Flag("data-dir", default: "./data", help: "Directory for every service's database."),
         Flag("host", default: "127.0.0.1", help: "Address the gateway binds and services dial."),
         Flag("base-port", default: "5555", help: "Requests on N, metrics N+1, events in N+2, events out N+3."),
         Flag("services", default: "all", help: "Comma-separated services to run, or all (those built)."),
+        Flag("shards", default: "", help: "Shards per stateful service, e.g. tagging=2,badge=2 (the rest run one)."),
         Flag("ready-timeout-ms", default: "60000", help: "How long to wait for every service to answer MMI."),
         Flag("log-level", default: "info", help: "Passed to every child: trace, debug, info, notice, warning or error."),
     ]
@@ -27,6 +29,14 @@ struct LauncherOptions {
         logLevel = flags.string("log-level")
         _ = try flags.logLevel()
         readyTimeoutMilliseconds = try flags.int("ready-timeout-ms", in: 100...3_600_000)
+        for pair in flags.string("shards").split(separator: ",") {
+            let parts = pair.split(separator: "=")
+            guard parts.count == 2, let service = Service(rawValue: String(parts[0])), let count = Int(parts[1]),
+                  (1...64).contains(count) else {
+                throw UsageError("--shards takes service=count pairs with 1...64 shards, e.g. tagging=2,badge=2")
+            }
+            shards[service] = count
+        }
         let built = Service.allCases.filter { FileManager.default.isExecutableFile(atPath: "\(binDirectory)/\($0.name)") }
         let wanted = flags.string("services")
         if wanted == "all" {
@@ -40,6 +50,13 @@ struct LauncherOptions {
             }
             services = chosen
         }
+    }
+
+    func shardCount(_ service: Service) -> Int { shards[service] ?? 1 }
+
+    /// The gateway's `--shards` value.
+    var shardFlag: String {
+        shards.filter { $0.value > 1 }.sorted { $0.key.name < $1.key.name }.map { "\($0.key.name)=\($0.value)" }.joined(separator: ",")
     }
 
     var requestEndpoint: String { "tcp://\(host):\(basePort)" }

@@ -1,0 +1,47 @@
+import Foundation
+import Schema
+
+/// Where a command for a sharded service goes: the shard that owns its device, or every shard
+/// (a query over the whole app), each with its own payload.
+enum ShardRoute: Equatable {
+    case one(shard: Int)
+    case all(parts: [Data?])
+
+    /// Routes `command` with `payload` over `count` shards of its service.
+    static func route(_ command: Command, payload: Data, count: Int, next: () -> Int) -> ShardRoute {
+        if ShardGather.isAppWide(command) {
+            return .all(parts: ShardGather.split(command, payload: payload, count: count))
+        }
+        let keys = (try? JSONDecoder().decode(Keys.self, from: payload)) ?? Keys()
+        let key: String?
+        switch command {
+        case .deviceRegister, .maStart:
+            // No ID yet: the install's key picks the shard, and the shard gives out an ID that hashes to it.
+            key = keys.deviceID.flatMap { device in keys.appKey.map { ShardHash.installKey(appKey: $0, deviceID: device) } }
+        case .appCreate:
+            return .one(shard: 0)
+        default:
+            key = command.service == .analytics ? (keys.euid ?? keys.registrationID) : keys.registrationID
+        }
+        guard let key else { return .one(shard: next() % count) }
+        return .one(shard: ShardHash.shard(of: key, count: count))
+    }
+
+    private struct Keys: Decodable {
+        var registrationID: String?
+        var euid: String?
+        var appKey: String?
+        var deviceID: String?
+        enum CodingKeys: String, CodingKey {
+            case registrationID = "registration_id", euid, appKey = "app_key", deviceID = "device_id"
+        }
+        init() {}
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            registrationID = try? c.decodeIfPresent(String.self, forKey: .registrationID)
+            euid = try? c.decodeIfPresent(String.self, forKey: .euid)
+            appKey = try? c.decodeIfPresent(String.self, forKey: .appKey)
+            deviceID = try? c.decodeIfPresent(String.self, forKey: .deviceID)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Client
+import Foundation
+import Schema
+import Testing
+import ZeroMQ
+
+/// `pushbus --shards registration=2,tagging=2`: the gateway routes by a stable hash of the
+/// registration ID and merges app-wide queries; data stays on its shard across restarts.
+@Suite("shards (integration)", .serialized)
+struct ShardIntegrationTests {
+    func launch(_ directory: String, base: Int, shards: String) throws -> RunningProcess {
+        let launcher = try RunningProcess(TestPaths.executable("pushbus"),
+                                          ["--base-port", String(base), "--data-dir", "\(directory)/data", "--shards", shards,
+                                           "--services", "registration,tagging"],
+                                          logDirectory: directory)
+        let deadline = Date().addingTimeInterval(60)
+        while !launcher.output.contains("pushbus: ready") && launcher.isRunning && Date() < deadline { usleep(50_000) }
+        return launcher
+    }
+
+    func strings(_ value: JSONValue?) -> [String] {
+        guard case .array(let items)? = value else { return [] }
+        return items.compactMap(\.string)
+    }
+
+    @Test func shardedServicesRouteMergeAndKeepTheirData() throws {
+        let directory = TestPaths.temporaryDirectory("shards")
+        let base = Ports.freeBase()
+        var launcher = try launch(directory, base: base, shards: "registration=2,tagging=2")
+        #expect(launcher.output.contains("pushbus: ready"), "\(launcher.output)")
+        let client = try MajordomoClient(endpoint: "tcp://127.0.0.1:\(base)", context: try Context())
+        #expect(try client.serviceStatus("tagging") == "200")
+        #expect(try client.serviceStatus("tagging/1") == "200")
+
+        var ids: [String] = []
+        for n in 0..<40 {
+            let id = try client.register(deviceID: "phone-\(n)")
+            ids.append(id)
+            let tags: [JSONValue] = ["all".json, (n % 2 == 0 ? "even" : "odd").json]
+            #expect(try client.json("tags.add", ["app_key": "app1".json, "registration_id": id.json, "tags": .array(tags)]).code == 0)
+        }
+        let shardsUsed = Set(ids.map { ShardHash.shard(of: $0, count: 2) })
+        #expect(shardsUsed == [0, 1], "devices spread over both shards")
+        #expect(try client.register(deviceID: "phone-7") == ids[7], "the same install reaches the same shard and ID")
+        let stored = try client.json("device.get", ["app_key": "app1".json, "registration_id": ids[3].json])
+        #expect(stored["device"]?["device_id"] == "phone-3".json)
+
+        // An audience paged across both shards: every device once, the total from both.
+        var seen: [String] = []
+        var cursor: JSONValue?
+        var pages = 0
+        repeat {
+            var payload: [String: JSONValue] = ["app_key": "app1".json, "tag": .array(["all".json]), "limit": .number(6)]
+            if let cursor { payload["cursor"] = cursor }
+            let page = try client.json("audience.resolve", payload)
+            #expect(page.code == 0, "\(page)")
+            #expect(page["total"] == .number(40))
+            seen += strings(page["registration_ids"])
+            cursor = page["next_cursor"] == .null ? nil : page["next_cursor"]
+            pages += 1
+        } while cursor != nil && pages < 50
+        #expect(seen.sorted() == ids.sorted())
+        #expect(strings(try client.json("tags.list", ["app_key": "app1".json])["tags"]) == ["all", "even", "odd"])
+        #expect(try client.json("tags.count", ["app_key": "app1".json, "tags": .array(["even".json, "all".json])])["counts"]
+                == .object(["even": .number(20), "all": .number(40)]))
+        _ = try client.json("alias.set", ["app_key": "app1".json, "registration_id": ids[0].json, "alias": "pair".json])
+        _ = try client.json("alias.set", ["app_key": "app1".json, "registration_id": ids[1].json, "alias": "pair".json])
+        #expect(Set(strings(try client.json("alias.lookup", ["app_key": "app1".json, "alias": "pair".json])["registration_ids"]))
+                == [ids[0], ids[1]])
+
+        // Each shard keeps its own database, and finds it again after a restart.
+        #expect(launcher.terminate(waiting: 15) == 0)
+        let files = try FileManager.default.contentsOfDirectory(atPath: "\(directory)/data")
+        #expect(Set(files.filter { $0.hasSuffix(".sqlite") }) ==
+                ["registration-0-of-2.sqlite", "registration-1-of-2.sqlite", "tagging-0-of-2.sqlite", "tagging-1-of-2.sqlite"])
+        launcher = try launch(directory, base: base, shards: "registration=2,tagging=2")
+        defer { launcher.terminate() }
+        let again = try MajordomoClient(endpoint: "tcp://127.0.0.1:\(base)", context: try Context())
+        for n in [0, 5, 11, 38] {
+            #expect(try again.register(deviceID: "phone-\(n)") == ids[n])
+            #expect(Set(strings(try again.json("tags.get", ["app_key": "app1".json, "registration_id": ids[n].json])["tags"]))
+                    == ["all", n % 2 == 0 ? "even" : "odd"])
+        }
+    }
+
+    @Test func aShardCountThatDoesNotMatchTheDataIsRefused() throws {
+        let directory = TestPaths.temporaryDirectory("shards")
+        let base = Ports.freeBase()
+        let first = try launch(directory, base: base, shards: "tagging=2")
+        #expect(first.output.contains("pushbus: ready"))
+        #expect(first.terminate(waiting: 15) == 0)
+        let second = try RunningProcess(TestPaths.executable("pushbus"),
+                                        ["--base-port", String(base), "--data-dir", "\(directory)/data", "--shards", "tagging=3",
+                                         "--services", "registration,tagging"],
+                                        logDirectory: directory)
+        #expect(second.waitForExit(30) == 1)
+        #expect(second.output.contains("tagging data for 2 shard(s)"), "\(second.output)")
+        #expect(second.output.contains("--shards tagging=2"))
+    }
+}
