@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "registration", targets: ["registration"]),
+        .executable(name: "analytics", targets: ["analytics"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
     ],
@@ -33,15 +34,21 @@ let package = Package(
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime"],
                           path: "Services/Registration"),
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime"],
+                path: "Services/AnalyticsKit"),
+        .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime"],
+                          path: "Services/Analytics"),
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
+        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema"],
+                          path: "Tools/BenchAnalytics"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit"],
+                                   "GatewayKit", "RegistrationKit", "AnalyticsKit"],
                     path: "Tests/PushBusTests"),
     ]
 )
