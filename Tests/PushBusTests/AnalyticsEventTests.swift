@@ -133,6 +133,9 @@ struct AnalyticsEventTests {
         #expect(SessionTracker.runs([30, 0, 10, 20.5, 5], timeout: 10) == [
             SessionTracker.Run(start: 0, end: 10, count: 3), SessionTracker.Run(start: 20.5, end: 30, count: 2),
         ])
+        #expect(SessionTracker.runs([0, 10, 20.001], timeout: 10) == [
+            SessionTracker.Run(start: 0, end: 10, count: 2), SessionTracker.Run(start: 20.001, end: 20.001, count: 1),
+        ], "a gap of exactly the timeout stays in the run")
     }
 
     // MARK: stats.events
