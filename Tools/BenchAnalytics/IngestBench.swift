@@ -38,17 +38,13 @@ final class IngestBench {
     init(_ settings: Settings) throws {
         self.settings = settings
         handler = try AnalyticsHandler(path: "\(settings.directory)/analytics.sqlite")
-        plain = try Store(path: "\(settings.directory)/plain.sqlite", migrations: [Migration("plain-1", """
-            CREATE TABLE events (
-                id INTEGER PRIMARY KEY,
-                euid TEXT NOT NULL,
-                name TEXT NOT NULL,
-                time REAL NOT NULL,
-                properties TEXT,
-                utm TEXT
-            );
-            CREATE INDEX events_euid ON events (euid, time);
-            """)])
+        // The plain side gets the service's own events table and index, read from its schema.
+        let definitions = try handler.store.read { db in
+            try db.rows("SELECT sql FROM sqlite_master WHERE tbl_name = 'events' AND sql IS NOT NULL ORDER BY type DESC")
+                .compactMap { $0[0].string }
+        }
+        plain = try Store(path: "\(settings.directory)/plain.sqlite",
+                          migrations: [Migration("plain-1", definitions.joined(separator: ";\n"))])
     }
 
     var requestCount: Int { settings.events / settings.batch }
