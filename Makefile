@@ -3,7 +3,7 @@ SWIFT ?= swift
 JOBS ?= 2
 ARGS ?=
 
-.PHONY: deps test-deps build release run test clean
+.PHONY: deps test-deps build release run test bench clean
 
 deps:
 	@./Tools/install-deps.sh
@@ -25,6 +25,10 @@ run: release
 test: test-deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	$(SWIFT) test --skip-build
+
+# Benchmarks (never part of `make test`); figures and commands in docs/benchmarks.md.
+bench: release
+	.build/release/bench-tagging
 
 clean:
 	rm -rf .build

@@ -6,9 +6,11 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "registration", targets: ["registration"]),
+        .executable(name: "tagging", targets: ["tagging"]),
         .executable(name: "analytics", targets: ["analytics"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
+        .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
     ],
     targets: [
         // C libraries from Debian, through module maps.
@@ -39,16 +41,25 @@ let package = Package(
         .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime"],
                           path: "Services/Analytics"),
 
+        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/TaggingKit"),
+        .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime"], path: "Services/Tagging"),
+
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
+        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime"], path: "Tools/ReplayKit"),
+        .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema"], path: "Tools/Replay"),
+
+        // Benchmarks: executables, never tests (`make bench`).
+        .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
+        .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
         .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema"],
                           path: "Tools/BenchAnalytics"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit", "AnalyticsKit"],
+                                   "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit"],
                     path: "Tests/PushBusTests"),
     ]
 )

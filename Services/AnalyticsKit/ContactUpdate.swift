@@ -32,7 +32,7 @@ struct ContactUpdate: Equatable {
     }
 
     /// The keys of the payload's `contacts` object, whatever their values.
-    struct Keys: Decodable {
+    struct Keys: Decodable, Sendable {
         let contacts: [String: JSONValue]?
     }
 }

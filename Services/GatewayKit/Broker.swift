@@ -15,6 +15,7 @@ public final class Broker {
     private let logger: Logger
 
     private var router: Socket!
+    private var recorder: Recorder?
     private var requests: [UInt64: PendingRequest] = [:]
     private var deadlines: [(id: UInt64, at: Int64)] = []
     private var deadlineHead = 0
@@ -45,10 +46,15 @@ public final class Broker {
         try eventsIn.bind(options.eventsIn)
         let eventsOut = try Socket(context, .xpub)
         try eventsOut.bind(options.eventsOut)
+        if let path = options.recordPath {
+            recorder = try Recorder(path: path, start: Clock.milliseconds())
+            logger.info("recording", ["file": path])
+        }
         logger.info("gateway bound", ["endpoint": options.endpoint, "events.in": options.eventsIn,
                                       "events.out": options.eventsOut])
         defer {
             for identity in workers.keys { try? router.send(Message([identity] + WorkerMessage.disconnect.frames.frames), wait: false) }
+            recorder?.close()
             router.close()
             eventsIn.close()
             eventsOut.close()
@@ -69,6 +75,7 @@ public final class Broker {
             expireRequests(now: after)
             if after >= nextHeartbeat {
                 heartbeatWorkers(now: after)
+                recorder?.flush()
                 nextHeartbeat = after + Int64(options.heartbeatMilliseconds)
             }
         }
@@ -98,7 +105,7 @@ public final class Broker {
             removeWorker(sender, reason: "protocol error")
             send(to: sender, WorkerMessage.disconnect.frames)
         } else if malformed.isAddressableClient {
-            replyError(to: sender, service: "", CommandError.invalid(malformed.error.description), seq: nil)
+            send(to: sender, ClientMessage(service: "", body: [WireCodec.errorReply(.invalid(malformed.error.description))]).frames)
         }
     }
 
@@ -109,8 +116,7 @@ public final class Broker {
         }
         let seq = { request.body.last.flatMap(WireCodec.seq(of:)) }
         guard request.body.reduce(0, { $0 + $1.count }) <= options.maxRequestBytes else {
-            replyError(to: sender, service: request.service,
-                       .invalid("request is over the \(options.maxRequestBytes)-byte limit"), seq: nil)
+            refuse(sender, request, .invalid("request is over the \(options.maxRequestBytes)-byte limit"), seq: nil)
             return
         }
         var target = request.service
@@ -118,25 +124,25 @@ public final class Broker {
             switch DeviceRouting.route(request.body) {
             case .success(let service): target = service.name
             case .failure(let error):
-                replyError(to: sender, service: request.service, error, seq: seq())
+                refuse(sender, request, error, seq: seq())
                 return
             }
         }
         if services[target] == nil && services.count >= Self.maxServices {
-            replyError(to: sender, service: request.service, .invalid("unknown service \(target)"), seq: seq())
+            refuse(sender, request, .invalid("unknown service \(target)"), seq: seq())
             return
         }
         services[target]?.dropAnswered { requests[$0] != nil }
         guard services[target, default: ServiceQueue()].waitingCount < options.queueLimit else {
-            replyError(to: sender, service: request.service,
-                       CommandError(.timeout, "service \(target) is busy: its queue is full, retry later"), seq: seq())
+            refuse(sender, request, CommandError(.timeout, "service \(target) is busy: its queue is full, retry later"), seq: seq())
             return
         }
         let id = nextID
         nextID += 1
-        let deadline = Clock.milliseconds() + Int64(options.requestTimeoutMilliseconds)
+        let now = Clock.milliseconds()
+        let deadline = now + Int64(options.requestTimeoutMilliseconds)
         requests[id] = PendingRequest(client: sender, replyService: request.service, target: target,
-                                      body: request.body, deadline: deadline)
+                                      body: request.body, deadline: deadline, arrivedAt: now)
         deadlines.append((id, deadline))
         services[target, default: ServiceQueue()].enqueue(id)
         dispatch(target)
@@ -170,9 +176,7 @@ public final class Broker {
                 logger.debug("reply for an unknown request dropped")
                 return
             }
-            if let request = requests.removeValue(forKey: id) {
-                send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
-            }
+            if let request = requests.removeValue(forKey: id) { answer(request, body) }
             if let service = workers[sender]?.service { dispatch(service) }
         case .heartbeat:
             break
@@ -239,9 +243,7 @@ public final class Broker {
             let id = deadlines[deadlineHead].id
             deadlineHead += 1
             if let request = requests.removeValue(forKey: id) {
-                replyError(to: request.client, service: request.replyService,
-                           CommandError(.timeout, "no answer from \(request.target) in time, retry"),
-                           seq: request.body.last.flatMap(WireCodec.seq(of:)))
+                answer(request, CommandError(.timeout, "no answer from \(request.target) in time, retry"))
             }
         }
         if deadlineHead > 4096 && deadlineHead * 2 > deadlines.count {
@@ -275,9 +277,7 @@ public final class Broker {
         logger.notice("worker removed", ["service": worker.service, "reason": reason, "in_flight": worker.inFlight.count])
         for id in worker.inFlight {
             guard let request = requests.removeValue(forKey: id) else { continue }
-            replyError(to: request.client, service: request.replyService,
-                       CommandError(.timeout, "the \(worker.service) worker was lost, retry"),
-                       seq: request.body.last.flatMap(WireCodec.seq(of:)))
+            answer(request, CommandError(.timeout, "the \(worker.service) worker was lost, retry"))
         }
     }
 
@@ -287,8 +287,21 @@ public final class Broker {
 
     // MARK: outbound
 
-    private func replyError(to client: Data, service: String, _ error: CommandError, seq: Int?) {
-        send(to: client, ClientMessage(service: service, body: [WireCodec.errorReply(error, seq: seq)]).frames)
+    /// Sends a worker's reply (or the broker's error) to the client of an accepted request.
+    private func answer(_ request: PendingRequest, _ body: [Data]) {
+        send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
+        recorder?.record(arrivedAt: request.arrivedAt, service: request.replyService, body: request.body, reply: body)
+    }
+
+    private func answer(_ request: PendingRequest, _ error: CommandError) {
+        answer(request, [WireCodec.errorReply(error, seq: request.body.last.flatMap(WireCodec.seq(of:)))])
+    }
+
+    /// Answers a request the broker refuses before accepting it.
+    private func refuse(_ sender: Data, _ request: ClientMessage, _ error: CommandError, seq: Int?) {
+        let body = [WireCodec.errorReply(error, seq: seq)]
+        send(to: sender, ClientMessage(service: request.service, body: body).frames)
+        recorder?.record(arrivedAt: Clock.milliseconds(), service: request.service, body: request.body, reply: body)
     }
 
     private func send(to identity: Data, _ message: Message) {

@@ -11,6 +11,8 @@ public struct GatewayOptions: Sendable {
     public var queueLimit = 10_000
     public var maxRequestBytes = 1 << 20
     public var logLevel = Logger.Level.info
+    /// Where to record every device command and its reply (JSON lines), or nil.
+    public var recordPath: String?
     public var parentPID: String?
 
     public init() {}
@@ -25,6 +27,7 @@ public struct GatewayOptions: Sendable {
         Flag("queue-limit", default: "10000", help: "Requests waiting per service; beyond it the client gets code 6002 at once."),
         Flag("max-request-bytes", default: "1048576", help: "Largest request accepted; a larger one gets code 6017."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        Flag("record", default: nil, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),
         ParentWatch.flag,
     ]
 
@@ -39,5 +42,6 @@ public struct GatewayOptions: Sendable {
         maxRequestBytes = try flags.int("max-request-bytes", in: 1024...(64 << 20))
         logLevel = try flags.logLevel()
         parentPID = flags.optionalString(ParentWatch.flag.name)
+        recordPath = flags.optionalString("record")
     }
 }

@@ -11,4 +11,6 @@ struct PendingRequest {
     /// The body frames handed to the worker.
     let body: [Data]
     let deadline: Int64
+    /// Monotonic milliseconds when the request arrived (for the recording).
+    let arrivedAt: Int64
 }

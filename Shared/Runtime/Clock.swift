@@ -8,3 +8,12 @@ public enum Clock {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }
+
+extension Clock {
+    /// Monotonic microseconds, for latency measurements.
+    public static func microseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+}

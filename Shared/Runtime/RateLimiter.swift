@@ -5,6 +5,8 @@ public struct RateLimiter: Sendable {
     public let limit: Int
     public let window: Double
     private var calls: [String: [Double]] = [:]
+    /// Keys held before stale ones are swept; doubles with the live keys so sweeping stays amortized O(1).
+    private var sweepAt = 100_000
 
     public init(limit: Int, window: Double) {
         self.limit = limit
@@ -20,11 +22,15 @@ public struct RateLimiter: Sendable {
         }
         recent.append(now)
         calls[key] = recent
-        if calls.count > 100_000 { prune(now: now) }
+        if calls.count > sweepAt { sweep(now: now) }
         return true
     }
 
-    private mutating func prune(now: Double) {
+    /// How many keys are remembered (for tests and metrics).
+    public var trackedKeys: Int { calls.count }
+
+    private mutating func sweep(now: Double) {
         calls = calls.filter { entry in entry.value.contains { now - $0 < window } }
+        sweepAt = max(100_000, calls.count * 2)
     }
 }

@@ -6,6 +6,8 @@ import SQLite
 public struct Request: Sendable {
     public let command: String
     public let payload: Data
+    /// What `decode` learned of the payload's `seq`, so the reply can echo it without a second parse.
+    private let header = HeaderBox()
 
     public init(command: String, payload: Data) {
         self.command = command
@@ -17,9 +19,28 @@ public struct Request: Sendable {
     }
 
     /// The payload as `T`, or the `CommandError` the client should get.
-    public func decode<T: Decodable>(_ type: T.Type) throws(CommandError) -> T {
-        try WireCodec.decode(type, from: payload)
+    public func decode<T: Decodable & Sendable>(_ type: T.Type) throws(CommandError) -> T {
+        let envelope = try WireCodec.decode(Envelope<DecodeOnly<T>>.self, from: payload)
+        header.seq = envelope.seq
+        header.isKnown = true
+        return envelope.payload.value
     }
+
+    /// The payload's `seq`: from `decode` when it ran, else read from the payload now.
+    public var seq: Int? { header.isKnown ? header.seq : WireCodec.seq(of: payload) }
+}
+
+/// Written once by `decode` on the thread that handles the request, read after by the same thread.
+private final class HeaderBox: @unchecked Sendable {
+    var seq: Int?
+    var isKnown = false
+}
+
+/// Lets `Envelope` carry a payload type that is only ever decoded.
+private struct DecodeOnly<T: Decodable & Sendable>: Codable, Sendable {
+    let value: T
+    init(from decoder: any Decoder) throws { value = try T(from: decoder) }
+    func encode(to encoder: any Encoder) throws {}
 }
 
 /// A service's logic: one request in, one reply out. It holds the service's store and outbox;

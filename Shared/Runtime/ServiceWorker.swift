@@ -166,16 +166,15 @@ public final class ServiceWorker {
             return WireCodec.errorReply(.invalid("a request body is two frames: command, JSON payload"))
         }
         let request = Request(command: command, payload: body[1])
-        let seq = WireCodec.seq(of: body[1])
         do {
             let value = try handler.store.write { _ in try handler.handle(request) }
-            return WireCodec.successReply(value, seq: seq)
+            return WireCodec.successReply(value, seq: request.seq)
         } catch let error as CommandError {
             logger.debug("request refused", ["command": command, "code": error.code, "reason": error.message])
-            return WireCodec.errorReply(error, seq: seq)
+            return WireCodec.errorReply(error, seq: request.seq)
         } catch {
             logger.error("request failed", ["command": command, "error": error])
-            return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: seq)
+            return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
         }
     }
 

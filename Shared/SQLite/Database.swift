@@ -91,14 +91,14 @@ public final class Database {
         savepointDepth += 1
         let name = "sp\(savepointDepth)"
         defer { savepointDepth -= 1 }
-        try execute("SAVEPOINT \(name)")
+        try run("SAVEPOINT \(name)")
         do {
             let result = try body(self)
-            try execute("RELEASE \(name)")
+            try run("RELEASE \(name)")
             return result
         } catch {
-            try? execute("ROLLBACK TO \(name)")
-            try? execute("RELEASE \(name)")
+            try? run("ROLLBACK TO \(name)")
+            try? run("RELEASE \(name)")
             throw error
         }
     }
@@ -106,9 +106,14 @@ public final class Database {
     /// True while a transaction is open on this connection.
     public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Statements kept prepared at most; past it the cache starts over, so queries built with a
+    /// varying shape (IN lists of any length) cannot grow it without bound.
+    static let statementCacheLimit = 512
+
     private func prepared(_ sql: String) throws(SQLiteError) -> Statement {
         if let cached = statements[sql] { return cached }
         let statement = try Statement(database: self, sql: sql)
+        if statements.count >= Self.statementCacheLimit { statements.removeAll() }
         statements[sql] = statement
         return statement
     }

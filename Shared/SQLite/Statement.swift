@@ -54,16 +54,16 @@ public final class Statement {
 
     func reset() { sqlite3_reset(handle) }
 
+    /// Column names, read once: they never change for a prepared statement.
+    private lazy var names: [String] = (0..<sqlite3_column_count(handle)).map {
+        String(cString: sqlite3_column_name(handle, $0))
+    }
+
     private func currentRow() -> Row {
         let count = sqlite3_column_count(handle)
-        var names: [String] = []
         var values: [Value] = []
-        names.reserveCapacity(Int(count))
         values.reserveCapacity(Int(count))
-        for column in 0..<count {
-            names.append(String(cString: sqlite3_column_name(handle, column)))
-            values.append(value(at: column))
-        }
+        for column in 0..<count { values.append(value(at: column)) }
         return Row(names: names, values: values)
     }
 

@@ -27,8 +27,8 @@ public final class Store {
     @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         if db.inTransaction { return try body(db) }
-        try db.execute("BEGIN DEFERRED")
-        defer { try? db.execute("COMMIT") }
+        try db.run("BEGIN DEFERRED")
+        defer { _ = try? db.run("COMMIT") }
         return try body(db)
     }
 
@@ -43,13 +43,13 @@ public final class Store {
         }
         writeDepth = 1
         defer { writeDepth = 0 }
-        try db.execute("BEGIN IMMEDIATE")
+        try db.run("BEGIN IMMEDIATE")
         do {
             let result = try body(db)
-            try db.execute("COMMIT")
+            try db.run("COMMIT")
             return result
         } catch {
-            try? db.execute("ROLLBACK")
+            _ = try? db.run("ROLLBACK")
             throw error
         }
     }

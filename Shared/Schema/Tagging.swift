@@ -157,22 +157,26 @@ public struct AudienceResolve: Codable, Equatable, Sendable {
     public var tags: [String]?
     public var tagAnd: [String]?
     public var tagNot: [String]?
+    /// Channel subscriptions (TikPush), matched like tags (OR); expired ones never match.
+    public var channels: [String]?
     public var cursor: String?
     public var limit: Int?
     public init(appKey: String?, registrationIDs: [String]? = nil, aliases: [String]? = nil, tags: [String]? = nil,
-                tagAnd: [String]? = nil, tagNot: [String]? = nil, cursor: String? = nil, limit: Int? = nil) {
+                tagAnd: [String]? = nil, tagNot: [String]? = nil, channels: [String]? = nil, cursor: String? = nil,
+                limit: Int? = nil) {
         self.appKey = appKey
         self.registrationIDs = registrationIDs
         self.aliases = aliases
         self.tags = tags
         self.tagAnd = tagAnd
         self.tagNot = tagNot
+        self.channels = channels
         self.cursor = cursor
         self.limit = limit
     }
     enum CodingKeys: String, CodingKey {
         case appKey = "app_key", registrationIDs = "registration_id", aliases = "alias", tags = "tag"
-        case tagAnd = "tag_and", tagNot = "tag_not", cursor, limit
+        case tagAnd = "tag_and", tagNot = "tag_not", channels = "channel", cursor, limit
     }
 }
 

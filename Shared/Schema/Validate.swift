@@ -76,6 +76,15 @@ public enum Validate {
         return value
     }
 
+    /// A channel name (TikPush): 1..128 UTF-8 bytes without spaces or control characters (6017).
+    public static func channel(_ value: String?) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw .empty("channel is missing") }
+        guard value.utf8.count <= 128,
+              value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace == false && $0.value >= 0x20 && $0.value != 0x7F })
+        else { throw .invalid("channel must be 1..128 bytes without spaces or control characters") }
+        return value
+    }
+
     /// A platform name: 1..16 lower-case letters (`ios`, `android`, …).
     public static func platform(_ value: String?) throws(CommandError) -> String {
         guard let value, !value.isEmpty else { throw .empty("platform is missing") }

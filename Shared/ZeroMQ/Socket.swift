@@ -125,3 +125,9 @@ public final class Socket {
     /// Sets a receive timeout in milliseconds (-1 = forever).
     public func setReceiveTimeout(milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_RCVTIMEO, milliseconds) }
 }
+
+/// Forwards messages both ways between `frontend` and `backend` in libzmq's own loop
+/// (`zmq_proxy`); returns when the context is shut down. Both sockets belong to the calling thread.
+public func proxy(frontend: Socket, backend: Socket) {
+    zmq_proxy(frontend.handle, backend.handle, nil)
+}

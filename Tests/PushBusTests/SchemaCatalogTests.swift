@@ -102,9 +102,9 @@ struct SchemaCatalogTests {
         case .audienceResolve:
             SchemaFixture.expectPayload(
                 AudienceResolve(appKey: app, registrationIDs: [rid], aliases: ["member_10001"],
-                                tags: ["vip", "gold"], tagAnd: ["ios"], tagNot: ["churned"], cursor: "c:100",
-                                limit: 500),
-                keys: ["app_key", "registration_id", "alias", "tag", "tag_and", "tag_not", "cursor", "limit"])
+                                tags: ["vip", "gold"], tagAnd: ["ios"], tagNot: ["churned"], channels: ["match-7"],
+                                cursor: "c:100", limit: 500),
+                keys: ["app_key", "registration_id", "alias", "tag", "tag_and", "tag_not", "channel", "cursor", "limit"])
             SchemaFixture.expectReply(AudiencePage(registrationIDs: [rid, "1a0018970a8b2c3e"], nextCursor: "c:600",
                                                    total: 1_234),
                                       keys: ["registration_ids", "next_cursor", "total"])

@@ -1,0 +1,48 @@
+import Schema
+import SQLite
+
+/// The devices the tagging service has seen, with their app and alias. A device is recorded on its
+/// first write here (the registration service owns devices; tagging never reads its database), and
+/// the app it was first seen with is the only one that may touch it.
+struct DeviceIndex {
+    struct Entry {
+        let id: Int64
+        let appKey: String
+        let alias: String?
+    }
+
+    func find(_ db: Database, registrationID: String) throws -> Entry? {
+        guard let row = try db.row("SELECT id, app_key, alias FROM devices WHERE registration_id = ?", registrationID) else {
+            return nil
+        }
+        return Entry(id: Int64(row[0].int ?? 0), appKey: row[1].string ?? "", alias: row[2].string)
+    }
+
+    /// The device's entry, created on first use; 1008 when it belongs to another app.
+    func entry(_ db: Database, registrationID: String, appKey: String) throws -> Entry {
+        if let found = try find(db, registrationID: registrationID) {
+            guard found.appKey == appKey else { throw CommandError(.appKeyInvalid, "registration_id belongs to another app_key") }
+            return found
+        }
+        try db.run("INSERT INTO devices (registration_id, app_key) VALUES (?, ?)", registrationID, appKey)
+        return Entry(id: db.lastInsertRowID, appKey: appKey, alias: nil)
+    }
+
+    func setAlias(_ db: Database, device: Int64, alias: String?) throws {
+        try db.run("UPDATE devices SET alias = ? WHERE id = ?", alias, device)
+    }
+
+    /// Devices of `appKey` bound to `alias`, oldest first.
+    func devices(_ db: Database, appKey: String, alias: String) throws -> [String] {
+        try db.rows("SELECT registration_id FROM devices WHERE app_key = ? AND alias = ? ORDER BY id", appKey, alias)
+            .compactMap { $0[0].string }
+    }
+
+    func countDevices(_ db: Database, appKey: String, alias: String) throws -> Int {
+        try db.value("SELECT COUNT(*) FROM devices WHERE app_key = ? AND alias = ?", appKey, alias).int ?? 0
+    }
+
+    func delete(_ db: Database, device: Int64) throws {
+        try db.run("DELETE FROM devices WHERE id = ?", device)
+    }
+}

@@ -1,0 +1,48 @@
+import Schema
+import SQLite
+
+/// App-wide queries: audiences, tag lists and counts, alias lookups.
+extension TaggingHandler {
+    /// One page of the devices matching the audience; `total` is counted on the first page and
+    /// carried in the cursor.
+    func resolve(_ p: AudienceResolve) throws -> AudiencePage {
+        let audience = try Audience(p)
+        let now = clock()
+        return try store.read { db in
+            guard let query = try AudienceQuery(audience, in: db, now: now) else {
+                return AudiencePage(registrationIDs: [], nextCursor: nil, total: 0)
+            }
+            let total = try audience.cursor?.total ?? query.count(db)
+            let page = try query.page(db, after: audience.cursor?.after ?? 0, limit: audience.limit)
+            let next = page.ids.count == audience.limit ? page.last.map { AudienceCursor(after: $0, total: total).text } : nil
+            return AudiencePage(registrationIDs: page.ids, nextCursor: next, total: total)
+        }
+    }
+
+    func listTags(_ p: AppRef) throws -> TagsReply {
+        let app = try Validate.appKey(p.appKey)
+        return TagsReply(tags: try store.read { db in try tags.list(db, appKey: app).map(\.name) })
+    }
+
+    func countTags(_ p: TagsCount) throws -> TagCounts {
+        let app = try Validate.appKey(p.appKey)
+        guard let names = p.tags, !names.isEmpty else { throw CommandError.empty("tags is missing or empty") }
+        guard names.count <= TagRules.maxTagsPerCall else {
+            throw CommandError(.tooManyTags, "\(names.count) tags in one call; at most \(TagRules.maxTagsPerCall)")
+        }
+        for name in names { _ = try TagRules.validateTag(name) }
+        return try store.read { db in
+            var counts: [String: Int] = [:]
+            for name in names {
+                counts[name] = try db.value("SELECT devices FROM tags WHERE app_key = ? AND name = ?", app, name).int ?? 0
+            }
+            return TagCounts(counts: counts)
+        }
+    }
+
+    func lookupAlias(_ p: AliasLookup) throws -> AliasDevices {
+        let app = try Validate.appKey(p.appKey)
+        let alias = try TagRules.validateAlias(p.alias)
+        return AliasDevices(registrationIDs: try store.read { db in try devices.devices(db, appKey: app, alias: alias) })
+    }
+}

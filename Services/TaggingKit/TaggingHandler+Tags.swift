@@ -1,0 +1,105 @@
+import Runtime
+import Schema
+import SQLite
+
+/// Tags and aliases of one device.
+extension TaggingHandler {
+    enum TagChange { case add, set, delete }
+
+    /// `tags.add` adds, `tags.set` replaces all, `tags.delete` removes. Checks in the public order:
+    /// null → charset → length → count → total bytes → rate → device cap (6018).
+    func changeTags(_ p: TagsChange, _ change: TagChange) throws -> TagsReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        let names = try TagRules.validateTags(p.tags)
+        try countSet(keys.id)
+        try store.write { db in
+            let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+            var added: [String] = []
+            var removed: [String] = []
+            switch change {
+            case .add:
+                added = try tags.add(db, device: device.id, appKey: keys.app, names: names)
+            case .set:
+                let keep = Set(names)
+                removed = try tags.remove(db, device: device.id, appKey: keys.app,
+                                          names: try tags.names(db, device: device.id).filter { !keep.contains($0) })
+                added = try tags.add(db, device: device.id, appKey: keys.app, names: names)
+            case .delete:
+                removed = try tags.remove(db, device: device.id, appKey: keys.app, names: names)
+            }
+            let held = try tags.count(db, device: device.id)
+            guard held <= TagRules.maxTagsPerDevice else {
+                throw CommandError(.deviceTagLimit, "the device would hold \(held) tags; at most \(TagRules.maxTagsPerDevice)")
+            }
+            try announce(db, keys, added: added, removed: removed)
+        }
+        return TagsReply(tags: names)
+    }
+
+    func cleanTags(_ p: DeviceRef) throws -> TagsReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        try countSet(keys.id)
+        try store.write { db in
+            guard let device = try knownDevice(db, app: keys.app, id: keys.id) else { return }
+            try announce(db, keys, added: [], removed: try tags.removeAll(db, device: device.id))
+        }
+        return TagsReply(tags: nil)
+    }
+
+    func getTags(_ p: DeviceRef) throws -> TagsReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        return try store.read { db in
+            TagsReply(tags: try knownDevice(db, app: keys.app, id: keys.id).map { try tags.names(db, device: $0.id) } ?? [])
+        }
+    }
+
+    func checkTag(_ p: TagCheck) throws -> TagBinding {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        let tag = try TagRules.validateTag(p.tag)
+        let bound = try store.read { db in
+            try knownDevice(db, app: keys.app, id: keys.id).map {
+                try tags.isBound(db, device: $0.id, appKey: keys.app, name: tag)
+            } ?? false
+        }
+        return TagBinding(tag: tag, isBind: bound)
+    }
+
+    /// One alias per device; an alias holds at most `aliasMaxDevices` devices (6017 past it).
+    func setAlias(_ p: AliasSet) throws -> AliasReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        let alias = try TagRules.validateAlias(p.alias)
+        try countSet(keys.id)
+        try store.write { db in
+            let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+            guard device.alias != alias else { return }
+            guard try devices.countDevices(db, appKey: keys.app, alias: alias) < aliasMaxDevices else {
+                throw CommandError(.invalidRequest, "alias is already bound to \(aliasMaxDevices) devices, the most allowed")
+            }
+            try devices.setAlias(db, device: device.id, alias: alias)
+            try outbox.append(AliasChangedEvent(appKey: keys.app, registrationID: keys.id, alias: alias, previous: device.alias), in: db)
+        }
+        return AliasReply(alias: alias)
+    }
+
+    func deleteAlias(_ p: DeviceRef) throws -> AliasReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        try countSet(keys.id)
+        try store.write { db in
+            guard let device = try knownDevice(db, app: keys.app, id: keys.id), let previous = device.alias else { return }
+            try devices.setAlias(db, device: device.id, alias: nil)
+            try outbox.append(AliasChangedEvent(appKey: keys.app, registrationID: keys.id, alias: nil, previous: previous), in: db)
+        }
+        return AliasReply(alias: nil)
+    }
+
+    func getAlias(_ p: DeviceRef) throws -> AliasReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        return AliasReply(alias: try store.read { db in try knownDevice(db, app: keys.app, id: keys.id)?.alias })
+    }
+
+    /// Publishes `tags.changed` when anything changed.
+    private func announce(_ db: Database, _ keys: (app: String, id: String), added: [String], removed: [String]) throws {
+        guard !added.isEmpty || !removed.isEmpty else { return }
+        try outbox.append(TagsChangedEvent(appKey: keys.app, registrationID: keys.id, added: added, removed: removed), in: db)
+    }
+}

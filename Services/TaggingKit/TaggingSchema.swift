@@ -1,0 +1,51 @@
+import Runtime
+import SQLite
+
+/// The tagging service's tables. Devices, tags and channels get integer ids so the audience
+/// indexes (`device_tags`, `subscriptions`) are compact and ordered by device for paging.
+/// Append-only: add a migration, never edit one.
+enum TaggingSchema {
+    static let migrations: [Migration] = [
+        Outbox.migration,
+        Migration("tagging-1", """
+            CREATE TABLE devices (
+                id INTEGER PRIMARY KEY,
+                registration_id TEXT NOT NULL UNIQUE,
+                app_key TEXT NOT NULL,
+                alias TEXT
+            );
+            CREATE INDEX devices_by_app ON devices (app_key, id);
+            CREATE INDEX devices_by_alias ON devices (app_key, alias, id) WHERE alias IS NOT NULL;
+
+            CREATE TABLE tags (
+                id INTEGER PRIMARY KEY,
+                app_key TEXT NOT NULL,
+                name TEXT NOT NULL,
+                devices INTEGER NOT NULL DEFAULT 0,
+                UNIQUE (app_key, name)
+            );
+            CREATE TABLE device_tags (
+                tag INTEGER NOT NULL,
+                device INTEGER NOT NULL,
+                PRIMARY KEY (tag, device)
+            ) WITHOUT ROWID;
+            CREATE INDEX device_tags_by_device ON device_tags (device, tag);
+
+            CREATE TABLE channels (
+                id INTEGER PRIMARY KEY,
+                app_key TEXT NOT NULL,
+                name TEXT NOT NULL,
+                UNIQUE (app_key, name)
+            );
+            CREATE TABLE subscriptions (
+                channel INTEGER NOT NULL,
+                device INTEGER NOT NULL,
+                expires_at REAL,
+                background_push INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (channel, device)
+            ) WITHOUT ROWID;
+            CREATE INDEX subscriptions_by_device ON subscriptions (device, channel);
+            CREATE INDEX subscriptions_by_expiry ON subscriptions (expires_at) WHERE expires_at IS NOT NULL;
+            """),
+    ]
+}

@@ -1,0 +1,71 @@
+/// The rules the SDKs apply to tags and aliases, checked in the public service's order:
+/// null → charset → length → count → total bytes. A tag or alias is 1…40 UTF-8 bytes of letters
+/// (case-sensitive), digits, `_`, CJK ideographs and `@!#$&*+=.|`.
+public enum TagRules {
+    public static let maxBytes = 40
+    public static let maxTagsPerCall = 1000
+    public static let maxTotalBytesPerCall = 5000
+    public static let maxTagsPerDevice = 1000
+
+    /// True when every character is allowed (and there is at least one).
+    public static func hasValidCharacters(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy(isAllowed)
+    }
+
+    /// Validates a tag set as `tags.add` / `tags.set` / `tags.delete` take it: 6001 when missing or empty,
+    /// then 6005 charset, 6006 length, 6007 count, 6008 total bytes. Returns the distinct tags in order.
+    public static func validateTags(_ tags: [String]?) throws(CommandError) -> [String] {
+        guard let tags, !tags.isEmpty else { throw .empty("tags is missing or empty: give at least one tag") }
+        if let bad = tags.first(where: { !hasValidCharacters($0) }) {
+            throw CommandError(.tagCharset, "tag \(quoted(bad)) has characters outside letters, digits, _, CJK and @!#$&*+=.|")
+        }
+        if let long = tags.first(where: { $0.utf8.count > maxBytes }) {
+            throw CommandError(.tagTooLong, "tag \(quoted(long)) is longer than \(maxBytes) bytes")
+        }
+        var seen = Set<String>()
+        let distinct = tags.filter { seen.insert($0).inserted }
+        guard distinct.count <= maxTagsPerCall else {
+            throw CommandError(.tooManyTags, "\(distinct.count) tags in one call; at most \(maxTagsPerCall)")
+        }
+        let total = distinct.reduce(0) { $0 + $1.utf8.count }
+        guard total <= maxTotalBytesPerCall else {
+            throw CommandError(.tagsTooLarge, "the tags of one call total \(total) bytes; at most \(maxTotalBytesPerCall)")
+        }
+        return distinct
+    }
+
+    /// One tag (`tags.valid`): 6001 when missing or empty, 6005 charset, 6006 length.
+    public static func validateTag(_ tag: String?) throws(CommandError) -> String {
+        guard let tag, !tag.isEmpty else { throw .empty("tag is missing") }
+        guard hasValidCharacters(tag) else {
+            throw CommandError(.tagCharset, "tag \(quoted(tag)) has characters outside letters, digits, _, CJK and @!#$&*+=.|")
+        }
+        guard tag.utf8.count <= maxBytes else { throw CommandError(.tagTooLong, "tag is longer than \(maxBytes) bytes") }
+        return tag
+    }
+
+    /// An alias (`alias.set`): 6001 when missing or empty, 6003 charset, 6004 length.
+    public static func validateAlias(_ alias: String?) throws(CommandError) -> String {
+        guard let alias, !alias.isEmpty else { throw .empty("alias is missing") }
+        guard hasValidCharacters(alias) else {
+            throw CommandError(.aliasCharset, "alias has characters outside letters, digits, _, CJK and @!#$&*+=.|")
+        }
+        guard alias.utf8.count <= maxBytes else { throw CommandError(.aliasTooLong, "alias is longer than \(maxBytes) bytes") }
+        return alias
+    }
+
+    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true  // digits, ASCII letters
+        case 0x5F: true  // _
+        case 0x40, 0x21, 0x23, 0x24, 0x26, 0x2A, 0x2B, 0x3D, 0x2E, 0x7C: true  // @ ! # $ & * + = . |
+        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF: true  // CJK ideographs, Ext. A, compatibility
+        case 0x20000...0x2FA1F, 0x30000...0x323AF: true  // CJK Ext. B–I and supplements
+        default: false
+        }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"\(text.prefix(48))\(text.count > 48 ? "…" : "")\""
+    }
+}

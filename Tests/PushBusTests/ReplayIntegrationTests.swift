@@ -1,0 +1,50 @@
+import Foundation
+import Schema
+import Testing
+@testable import ReplayKit
+
+/// Record real traffic at one gateway, then replay it against a fresh stack and get every reply back.
+@Suite("record and replay (integration)", .serialized)
+struct ReplayIntegrationTests {
+    @Test func aRecordingReplaysWithEveryReplyReproduced() throws {
+        let directory = TestPaths.temporaryDirectory("replay")
+        let generatedPath = "\(directory)/generated.jsonl"
+        let recordedPath = "\(directory)/recorded.jsonl"
+        let generator = TrafficGenerator(devices: 200, commands: 400, seed: 11, mix: .tagging, rate: 10_000)
+        let generatedCount = try generator.write(to: generatedPath)
+
+        // First run: replay the generated traffic at a gateway that records.
+        let first = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--record", recordedPath])
+            .start(["registration", "tagging"])
+        let firstRun = try Replayer(try Recording.read(generatedPath),
+                                    options: ReplayOptions(endpoint: first.endpoint, window: 32, speed: nil, progress: false)).run()
+        #expect(firstRun.completed == generatedCount)
+        #expect(firstRun.codes == ["0": generatedCount], "\(firstRun.codes)")
+        #expect(first.gateway?.terminate() == 0, "a stopped gateway flushes its recording")
+
+        let recorded = try Recording.read(recordedPath)
+        #expect(recorded.count == generatedCount)
+        #expect(recorded.allSatisfy { $0.reply?["code"] == .number(0) })
+
+        // Second run: a fresh stack must answer every recorded call exactly as recorded.
+        let second = try TestStack().start(["registration", "tagging"])
+        let replay = try Replayer(recorded, options: ReplayOptions(endpoint: second.endpoint, window: 32, speed: nil,
+                                                                   verify: true, progress: false)).run()
+        let verify = try #require(replay.verify)
+        #expect(verify.checked == generatedCount)
+        #expect(verify.matched == verify.checked, "\(verify.mismatches.prefix(3))")
+        #expect(replay.timeouts == 0)
+    }
+
+    @Test func theRecordedPaceIsKept() throws {
+        let stack = try TestStack().start(["registration"])
+        let calls = (0..<5).map { n in
+            RecordedCall(t: Double(n) * 100, command: "device.register",
+                         payload: .object(["app_key": "pace".json, "platform": "ios".json]))
+        }
+        let started = Date()
+        let summary = try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, speed: 1, progress: false)).run()
+        #expect(summary.completed == 5)
+        #expect(Date().timeIntervalSince(started) >= 0.4, "the last call waits for its recorded time, 400 ms in")
+    }
+}

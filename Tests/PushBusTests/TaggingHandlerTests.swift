@@ -1,0 +1,303 @@
+import Foundation
+import Runtime
+import Schema
+import Testing
+@testable import TaggingKit
+
+@Suite("tagging handler")
+struct TaggingHandlerTests {
+    let clock = ManualClock()
+    let handler: TaggingHandler
+
+    init() throws {
+        let clock = self.clock
+        handler = try TaggingHandler(path: TestPaths.temporaryDirectory("tagging") + "/tagging.sqlite",
+                                     aliasMaxDevices: 2, clock: { clock.now })
+    }
+
+    func call(_ command: String, _ id: String, _ extra: [String: JSONValue] = [:], app: String = "app1") -> JSONValue {
+        reply(handler, command, ["app_key": app.json, "registration_id": id.json].merging(extra) { $1 })
+    }
+
+    func tags(_ names: [String]) -> [String: JSONValue] { ["tags": .array(names.map(\.json))] }
+
+    func strings(_ value: JSONValue?) -> [String]? {
+        guard case .array(let items)? = value else { return nil }
+        return items.compactMap(\.string)
+    }
+
+    func resolve(_ audience: [String: JSONValue], app: String = "app1") -> JSONValue {
+        reply(handler, "audience.resolve", ["app_key": app.json].merging(audience) { $1 })
+    }
+
+    // MARK: tags
+
+    @Test func addSetDeleteCleanAndGet() {
+        #expect(strings(call("tags.add", "d1", tags(["b", "a", "b"]))["tags"]) == ["b", "a"], "the call's tags come back, once each")
+        _ = call("tags.add", "d1", tags(["c"]))
+        #expect(strings(call("tags.get", "d1")["tags"]) == ["a", "b", "c"])
+        _ = call("tags.set", "d1", tags(["x", "a"]))
+        #expect(strings(call("tags.get", "d1")["tags"]) == ["a", "x"], "set overwrites")
+        _ = call("tags.delete", "d1", tags(["a", "never-had"].map { $0.replacingOccurrences(of: "-", with: "_") }))
+        #expect(strings(call("tags.get", "d1")["tags"]) == ["x"])
+        let cleaned = call("tags.clean", "d1")
+        #expect(cleaned.code == 0)
+        #expect(cleaned["tags"] == .null, "clean answers tags: null")
+        #expect(strings(call("tags.get", "d1")["tags"]) == [])
+        #expect(strings(call("tags.get", "unknown")["tags"]) == [], "a device never seen has no tags")
+    }
+
+    @Test func tagCodesComeFromTheRules() {
+        #expect(call("tags.add", "d1", tags([])).code == 6001)
+        #expect(call("tags.add", "d1").code == 6001)
+        #expect(call("tags.add", "d1", tags(["no space"])).code == 6005)
+        #expect(call("tags.add", "d1", tags([String(repeating: "标", count: 14)])).code == 6006)
+        #expect(call("tags.add", "d1", tags((0...1000).map { "t\($0)" })).code == 6007)
+        #expect(call("tags.add", "d1", tags((0..<126).map { String(format: "%040d", $0) })).code == 6008)
+        #expect(call("tags.add", "d1", ["tags": "notalist".json]).code == 6017)
+        #expect(reply(handler, "tags.add", ["registration_id": "d1".json, "tags": .array(["a".json])]).code == 1005)
+        #expect(strings(call("tags.get", "d1")["tags"]) == [], "refused calls change nothing")
+    }
+
+    @Test func aDeviceHoldsAtMost1000Tags() {
+        #expect(call("tags.add", "d1", tags((0..<600).map { "a\($0)" })).code == 0)
+        clock.advance(1)
+        #expect(call("tags.add", "d1", tags((0..<400).map { "b\($0)" })).code == 0)
+        clock.advance(1)
+        #expect(call("tags.add", "d1", tags(["one_more", "a1"])).code == 6018)
+        #expect(call("tags.valid", "d1", ["tag": "one_more".json])["is_bind"] == .bool(false), "the refused add changed nothing")
+        #expect(call("tags.add", "d1", tags(["a1"])).code == 0, "adding a tag it holds keeps 1000")
+        #expect(call("tags.set", "d1", tags(["fresh"])).code == 0)
+        #expect(strings(call("tags.get", "d1")["tags"]) == ["fresh"])
+    }
+
+    @Test func validSaysWhetherATagIsBound() {
+        _ = call("tags.add", "d1", tags(["vip"]))
+        #expect(call("tags.valid", "d1", ["tag": "vip".json]) == .object(["code": .number(0), "tag": "vip".json, "is_bind": .bool(true)]))
+        #expect(call("tags.valid", "d1", ["tag": "gold".json])["is_bind"] == .bool(false))
+        #expect(call("tags.valid", "d2", ["tag": "vip".json])["is_bind"] == .bool(false))
+        #expect(call("tags.valid", "d1", ["tag": "a b".json]).code == 6005)
+        #expect(call("tags.valid", "d1").code == 6001)
+    }
+
+    @Test func moreThanTenSetsInTenSecondsIs6011() {
+        for n in 0..<5 { #expect(call("tags.add", "d1", tags(["t\(n)"])).code == 0) }
+        for n in 0..<5 { #expect(call("alias.set", "d1", ["alias": "a\(n)".json]).code == 0) }
+        #expect(call("tags.add", "d1", tags(["late"])).code == 6011)
+        #expect(call("alias.delete", "d1").code == 6011)
+        #expect(call("tags.get", "d1").code == 0, "reads are not limited")
+        #expect(call("tags.add", "d2", tags(["other"])).code == 0, "the limit is per device")
+        #expect(call("tags.add", "d1", tags(["bad tag"])).code == 6005, "the charset is checked before the rate")
+        clock.advance(10.1)
+        #expect(call("tags.add", "d1", tags(["late"])).code == 0)
+    }
+
+    @Test func anotherAppsDeviceIsRefused() {
+        _ = call("tags.add", "d1", tags(["vip"]))
+        #expect(call("tags.add", "d1", tags(["x"]), app: "app2").code == 1008)
+        #expect(call("tags.get", "d1", app: "app2").code == 1008)
+        #expect(call("alias.set", "d1", ["alias": "x".json], app: "app2").code == 1008)
+    }
+
+    @Test func tagChangesArePublished() throws {
+        _ = call("tags.add", "d1", tags(["a", "b"]))
+        _ = call("tags.set", "d1", tags(["b", "c"]))
+        _ = call("tags.add", "d1", tags(["c"]))
+        let events = try handler.outbox.takeCommitted().map { try JSONDecoder().decode(Event<TagsChangedEvent>.self, from: $0.event).body }
+        #expect(events.map(\.added) == [["a", "b"], ["c"]])
+        #expect(events.map(\.removed) == [[], ["a"]], "nothing changed on the third call, so no event")
+    }
+
+    // MARK: alias
+
+    @Test func aliasSetGetDelete() throws {
+        #expect(call("alias.set", "d1", ["alias": "user_1".json])["alias"] == "user_1".json)
+        #expect(call("alias.get", "d1")["alias"] == "user_1".json)
+        _ = call("alias.set", "d1", ["alias": "user_2".json])
+        #expect(call("alias.get", "d1")["alias"] == "user_2".json, "one alias per device")
+        let deleted = call("alias.delete", "d1")
+        #expect(deleted.code == 0)
+        #expect(deleted["alias"] == .null)
+        #expect(call("alias.get", "d1")["alias"] == .null)
+        let events = try handler.outbox.takeCommitted().map { try JSONDecoder().decode(Event<AliasChangedEvent>.self, from: $0.event).body }
+        #expect(events.map(\.alias) == ["user_1", "user_2", nil])
+        #expect(events.map(\.previous) == [nil, "user_1", "user_2"])
+    }
+
+    @Test func aliasCodes() {
+        #expect(call("alias.set", "d1").code == 6001)
+        #expect(call("alias.set", "d1", ["alias": "".json]).code == 6001)
+        #expect(call("alias.set", "d1", ["alias": "bad alias".json]).code == 6003)
+        #expect(call("alias.set", "d1", ["alias": String(repeating: "别", count: 14).json]).code == 6004)
+        #expect(call("alias.set", "d1", ["alias": String(repeating: "别", count: 13).json]).code == 0)
+    }
+
+    @Test func anAliasHoldsAtMostTheConfiguredDevices() {
+        #expect(call("alias.set", "d1", ["alias": "family".json]).code == 0)
+        #expect(call("alias.set", "d2", ["alias": "family".json]).code == 0)
+        #expect(call("alias.set", "d3", ["alias": "family".json]).code == 6017)
+        #expect(call("alias.set", "d1", ["alias": "family".json]).code == 0, "re-setting its own alias is fine")
+        #expect(strings(reply(handler, "alias.lookup", ["app_key": "app1".json, "alias": "family".json])["registration_ids"]) == ["d1", "d2"])
+        #expect(strings(reply(handler, "alias.lookup", ["app_key": "app2".json, "alias": "family".json])["registration_ids"]) == [])
+    }
+
+    // MARK: channels
+
+    @Test func subscribeStatusUnsubscribeReset() {
+        #expect(call("channel.subscribe", "d1", ["channel": "match-1".json, "background_push": .bool(true)]).code == 0)
+        #expect(call("channel.status", "d1", ["channel": "match-1".json])["subscribed"] == .bool(true))
+        #expect(call("channel.status", "d1", ["channel": "match-2".json])["subscribed"] == .bool(false))
+        #expect(call("channel.unsubscribe", "d1", ["channel": "match-1".json]).code == 0)
+        #expect(call("channel.status", "d1", ["channel": "match-1".json])["subscribed"] == .bool(false))
+        _ = call("channel.subscribe", "d1", ["channel": "a".json])
+        _ = call("channel.subscribe", "d1", ["channel": "b".json])
+        #expect(call("channel.reset", "d1").code == 0)
+        #expect(call("channel.status", "d1", ["channel": "a".json])["subscribed"] == .bool(false))
+        #expect(call("channel.subscribe", "d1", ["channel": "has space".json]).code == 6017)
+        #expect(call("channel.subscribe", "d1").code == 6001)
+    }
+
+    @Test func anExpiredSubscriptionIsNotSubscribedAndIsPurged() throws {
+        let soon = RFC3339.string(from: Date(timeIntervalSince1970: clock.now + 60))
+        let later = RFC3339.string(from: Date(timeIntervalSince1970: clock.now + 120))
+        #expect(call("channel.subscribe", "d1", ["channel": "live".json, "expires_at": soon.json]).code == 0)
+        #expect(call("channel.subscribe", "d2", ["channel": "live".json, "expires_at": later.json]).code == 0)
+        #expect(handler.nextTick() == Date(timeIntervalSince1970: clock.now + 60), "the worker wakes at the first expiry")
+        clock.advance(61)
+        #expect(call("channel.status", "d1", ["channel": "live".json])["subscribed"] == .bool(false))
+        #expect(call("channel.status", "d2", ["channel": "live".json])["subscribed"] == .bool(true))
+        clock.advance(60)
+        try handler.store.write { _ in try handler.tick(now: Date(timeIntervalSince1970: clock.now)) }
+        let left = try handler.store.read { db in try db.value("SELECT COUNT(*) FROM subscriptions").int }
+        #expect(left == 0, "the timer purged the other")
+        #expect(handler.nextTick() == nil)
+    }
+
+    @Test func subscribeRefusesBadOrPastExpiry() {
+        let past = RFC3339.string(from: Date(timeIntervalSince1970: clock.now - 1))
+        #expect(call("channel.subscribe", "d1", ["channel": "c".json, "expires_at": past.json]).code == 6017)
+        #expect(call("channel.subscribe", "d1", ["channel": "c".json, "expires_at": "tomorrow".json]).code == 6017)
+    }
+
+    @Test func syncMakesTheServerMatchTheDeviceList() {
+        _ = call("channel.subscribe", "d1", ["channel": "old".json])
+        let future = RFC3339.string(from: Date(timeIntervalSince1970: clock.now + 3600))
+        let past = RFC3339.string(from: Date(timeIntervalSince1970: clock.now - 5))
+        let synced = call("channel.sync", "d1", ["subscriptions": .array([
+            .object(["channel": "news".json]),
+            .object(["channel": "match-9".json, "expires_at": future.json, "background_push": .bool(true)]),
+            .object(["channel": "gone".json, "expires_at": past.json]),
+        ])])
+        #expect(synced.code == 0)
+        #expect(synced["subscriptions"] == .array([
+            .object(["channel": "match-9".json, "expires_at": future.json, "background_push": .bool(true)]),
+            .object(["channel": "news".json, "background_push": .bool(false)]),
+        ]))
+        #expect(call("channel.status", "d1", ["channel": "old".json])["subscribed"] == .bool(false))
+        #expect(call("channel.sync", "d1", ["subscriptions": .array([])])["subscriptions"] == .array([]))
+        #expect(call("channel.sync", "d1").code == 6001)
+    }
+
+    // MARK: device deletion
+
+    @Test func aDeletedDeviceIsForgotten() throws {
+        _ = call("tags.add", "d1", tags(["vip", "gold"]))
+        _ = call("alias.set", "d1", ["alias": "u1".json])
+        _ = call("channel.subscribe", "d1", ["channel": "news".json])
+        _ = call("tags.add", "d2", tags(["vip"]))
+        let event = BusEvent(Event(publisher: "registration", sequence: 1, time: "2026-01-01T00:00:00Z",
+                                   body: DeviceDeletedEvent(appKey: "app1", registrationID: "d1")))
+        try handler.store.write { _ in try handler.apply(event) }
+        #expect(strings(call("tags.get", "d1")["tags"]) == [])
+        #expect(call("alias.get", "d1")["alias"] == .null)
+        #expect(call("channel.status", "d1", ["channel": "news".json])["subscribed"] == .bool(false))
+        #expect(reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array(["vip".json, "gold".json])])["counts"]
+                == .object(["vip": .number(1), "gold": .number(0)]))
+        #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"]) == ["vip"])
+    }
+
+    // MARK: audience
+
+    func populate() {
+        // d1: vip gold; d2: vip; d3: gold churned; d4: vip churned; d5: (alias only)
+        _ = call("tags.add", "d1", tags(["vip", "gold"]))
+        _ = call("tags.add", "d2", tags(["vip"]))
+        _ = call("tags.add", "d3", tags(["gold", "churned"]))
+        _ = call("tags.add", "d4", tags(["vip", "churned"]))
+        _ = call("alias.set", "d5", ["alias": "boss".json])
+        _ = call("alias.set", "d2", ["alias": "boss".json])
+        _ = call("tags.add", "x1", tags(["vip"]), app: "app2")
+    }
+
+    func ids(_ audience: [String: JSONValue]) -> [String]? { strings(resolve(audience)["registration_ids"]) }
+
+    @Test func audienceKindsCombine() {
+        populate()
+        #expect(ids(["tag": .array(["vip".json])]) == ["d1", "d2", "d4"])
+        #expect(ids(["tag": .array(["vip".json, "gold".json])]) == ["d1", "d2", "d3", "d4"], "OR")
+        #expect(ids(["tag_and": .array(["vip".json, "gold".json])]) == ["d1"], "AND")
+        #expect(ids(["tag": .array(["vip".json, "gold".json]), "tag_not": .array(["churned".json])]) == ["d1", "d2"])
+        #expect(ids(["tag": .array(["gold".json, "vip".json]), "tag_and": .array(["churned".json]),
+                     "tag_not": .array(["gold".json])]) == ["d4"])
+        #expect(ids(["tag_not": .array(["churned".json])]) == ["d1", "d2", "d5"], "every device but the excluded")
+        #expect(ids(["alias": .array(["boss".json])]) == ["d2", "d5"])
+        #expect(ids(["alias": .array(["boss".json]), "tag": .array(["vip".json])]) == ["d2"])
+        #expect(ids(["registration_id": .array(["d3".json, "d4".json, "x1".json]), "tag_not": .array(["vip".json])]) == ["d3"])
+        #expect(ids(["tag": .array(["nosuchtag".json])]) == [])
+        #expect(ids(["tag_and": .array(["vip".json, "nosuchtag".json])]) == [])
+        #expect(strings(resolve(["tag": .array(["vip".json])], app: "app2")["registration_ids"]) == ["x1"], "apps never mix")
+    }
+
+    @Test func audienceChannelsMatchUnexpiredSubscriptions() {
+        populate()
+        let soon = RFC3339.string(from: Date(timeIntervalSince1970: clock.now + 30))
+        _ = call("channel.subscribe", "d1", ["channel": "final".json])
+        _ = call("channel.subscribe", "d3", ["channel": "final".json, "expires_at": soon.json])
+        #expect(ids(["channel": .array(["final".json])]) == ["d1", "d3"])
+        #expect(ids(["channel": .array(["final".json]), "tag": .array(["gold".json])]) == ["d1", "d3"])
+        clock.advance(31)
+        #expect(ids(["channel": .array(["final".json])]) == ["d1"])
+        #expect(ids(["tag": .array(["gold".json]), "channel": .array(["final".json])]) == ["d1"])
+    }
+
+    @Test func audiencePagesByCursorWithATotal() {
+        for n in 0..<25 { _ = call("tags.add", "p\(n)", tags(["all"])) }
+        var seen: [String] = []
+        var cursor: JSONValue?
+        var pages = 0
+        repeat {
+            var audience: [String: JSONValue] = ["tag": .array(["all".json]), "limit": .number(10)]
+            if let cursor { audience["cursor"] = cursor }
+            let page = resolve(audience)
+            #expect(page["total"] == .number(25))
+            seen += strings(page["registration_ids"]) ?? []
+            cursor = page["next_cursor"].flatMap { $0 == .null ? nil : $0 }
+            pages += 1
+        } while cursor != nil && pages < 10
+        #expect(pages == 3)
+        #expect(seen == (0..<25).map { "p\($0)" })
+    }
+
+    @Test func audienceRefusesBadRequests() {
+        #expect(resolve([:]).code == 6001)
+        #expect(resolve(["tag": .array([])]).code == 6001)
+        #expect(resolve(["tag": .array(["bad tag".json])]).code == 6005)
+        #expect(resolve(["tag": .array((0...20).map { "t\($0)".json })]).code == 6017)
+        #expect(resolve(["tag": .array(["a".json]), "limit": .number(0)]).code == 6017)
+        #expect(resolve(["tag": .array(["a".json]), "limit": .number(10_001)]).code == 6017)
+        #expect(resolve(["tag": .array(["a".json]), "cursor": "garbage".json]).code == 6017)
+        #expect(reply(handler, "audience.resolve", ["tag": .array(["a".json])]).code == 1005)
+    }
+
+    @Test func tagListsAndCounts() {
+        populate()
+        #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"]) == ["churned", "gold", "vip"])
+        #expect(reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array(["vip".json, "gold".json, "none".json])])["counts"]
+                == .object(["vip": .number(3), "gold": .number(2), "none": .number(0)]))
+        #expect(reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array([])]).code == 6001)
+        #expect(reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array(["a b".json])]).code == 6005)
+        _ = call("tags.delete", "d3", tags(["churned"]))
+        _ = call("tags.delete", "d4", tags(["churned"]))
+        #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"]) == ["gold", "vip"], "a tag with no device is gone")
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Schema
+
+/// A recorded call made ready to send fast: its payload encoded once (with `seq` set to the call's
+/// index, so the reply finds its way back), where the IDs that earlier calls produce sit in it, which
+/// call must finish first, and which connection keeps its device's calls in order.
+struct PreparedCall {
+    /// The fields that name a device, user or app and may need the ID the server gave out this time.
+    static let idKeys: Set<String> = ["registration_id", "registration_ids", "euid", "app_key"]
+
+    let index: Int
+    let t: Double
+    let service: Data
+    let command: Data
+    let payload: Data
+    /// Byte ranges of IDs (inside their quotes) that the replay maps, with the recorded ID.
+    let ids: [(range: Range<Int>, old: String)]
+    /// The call whose reply produces an ID this one uses.
+    let dependency: Int?
+    let connection: Int
+    /// ID field → recorded value, when the recorded reply gives out IDs (registration, MA start, app).
+    let produces: [String: String]
+    let recordedReply: JSONValue?
+
+    init(_ call: RecordedCall, index: Int, producers: [String: Int], connections: Int) {
+        self.index = index
+        t = call.t
+        service = Data(call.service.utf8)
+        command = Data(call.command.utf8)
+        recordedReply = call.reply
+        var object: [String: JSONValue] = [:]
+        if case .object(let fields) = call.payload { object = fields }
+        object["seq"] = .number(Double(index))
+        let encoded = WireCodec.encode(JSONValue.object(object))
+        payload = encoded
+
+        var used: [String] = []
+        for key in Self.idKeys {
+            switch object[key] {
+            case .string(let id)?: used.append(id)
+            case .array(let items)?: used += items.compactMap(\.string)
+            default: break
+            }
+        }
+        var ranges: [(Range<Int>, String)] = []
+        for id in Set(used) where producers[id] != nil {
+            var from = encoded.startIndex
+            let quoted = Data("\"\(id)\"".utf8)
+            while let found = encoded.range(of: quoted, in: from..<encoded.endIndex) {
+                ranges.append(((found.lowerBound + 1)..<(found.upperBound - 1), id))
+                from = found.upperBound
+            }
+        }
+        ids = ranges
+        dependency = used.compactMap { producers[$0] }.filter { $0 < index }.max()
+        let key = (object["registration_id"]?.string ?? object["euid"]?.string)
+        connection = key.map { Int(UInt(bitPattern: Self.stableHash($0)) % UInt(connections)) } ?? index % connections
+
+        var produced: [String: String] = [:]
+        if case .object(let reply)? = call.reply {
+            for key in ["registration_id", "euid", "app_key"] { if let id = reply[key]?.string { produced[key] = id } }
+        }
+        produces = produced
+    }
+
+    /// The payload with every mapped ID replaced by the one this run got.
+    func payload(mapping: [String: String]) -> Data {
+        guard !ids.isEmpty else { return payload }
+        var result = Data()
+        result.reserveCapacity(payload.count)
+        var position = payload.startIndex
+        for (range, old) in ids.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            result.append(payload[position..<range.lowerBound])
+            result.append(contentsOf: Array((mapping[old] ?? old).utf8))
+            position = range.upperBound
+        }
+        result.append(payload[position...])
+        return result
+    }
+
+    /// FNV-1a: the same on every run and machine (Swift's `hashValue` is seeded per process).
+    static func stableHash(_ text: String) -> Int {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01B3
+        }
+        return Int(bitPattern: UInt(hash))
+    }
+}

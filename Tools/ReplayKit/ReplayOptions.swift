@@ -1,0 +1,27 @@
+/// How `pushbus-replay run` replays a recording.
+public struct ReplayOptions: Sendable {
+    public var endpoint: String
+    /// Requests in flight at most, over all connections.
+    public var window: Int
+    /// DEALER connections; a device's calls always use the same one, so they stay in order.
+    public var connections: Int
+    /// Multiple of the recorded pace; nil replays as fast as the window allows.
+    public var speed: Double?
+    /// Compare every reply with the recorded one.
+    public var verify: Bool
+    /// A request without a reply for this long counts as timed out.
+    public var timeoutMilliseconds: Int
+    /// Print a progress line every second to stderr.
+    public var progress: Bool
+
+    public init(endpoint: String, window: Int = 256, connections: Int = 4, speed: Double? = 1, verify: Bool = false,
+                timeoutMilliseconds: Int = 30_000, progress: Bool = true) {
+        self.endpoint = endpoint
+        self.window = window
+        self.connections = connections
+        self.speed = speed
+        self.verify = verify
+        self.timeoutMilliseconds = timeoutMilliseconds
+        self.progress = progress
+    }
+}

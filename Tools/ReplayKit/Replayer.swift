@@ -1,0 +1,149 @@
+import Foundation
+import Majordomo
+import Runtime
+import Schema
+import ZeroMQ
+
+/// Replays recorded calls against a gateway: at the recorded pace, faster, or as fast as a window
+/// of in-flight requests allows over several connections. IDs the server gives out (registration
+/// IDs, EUIDs, app keys) are mapped to this run's as their calls answer; a call that uses one waits
+/// for it. `run()` blocks; it owns its sockets.
+public final class Replayer {
+    private let options: ReplayOptions
+    private let calls: [PreparedCall]
+    private var mapping: [String: String] = [:]
+    private var completed: [Bool]
+    private var sentAt: [Int64]
+    private var latencies: [UInt32]
+    private var codes: [Int: Int] = [:]
+    private var mismatches: [ReplaySummary.Mismatch] = []
+    private var checked = 0
+    private var matched = 0
+    private var timeouts = 0
+
+    public init(_ recorded: [RecordedCall], options: ReplayOptions) {
+        self.options = options
+        var producers: [String: Int] = [:]
+        for (index, call) in recorded.enumerated() {
+            if case .object(let reply)? = call.reply {
+                for key in ["registration_id", "euid", "app_key"] where call.command != "device.get" {
+                    if let id = reply[key]?.string, producers[id] == nil { producers[id] = index }
+                }
+            }
+        }
+        calls = recorded.enumerated().map { PreparedCall($1, index: $0, producers: producers, connections: options.connections) }
+        completed = Array(repeating: false, count: recorded.count)
+        sentAt = Array(repeating: 0, count: recorded.count)
+        latencies = Array(repeating: 0, count: recorded.count)
+    }
+
+    public func run() throws -> ReplaySummary {
+        let context = try Context()
+        let sockets = try (0..<options.connections).map { _ -> Socket in
+            let socket = try Socket(context, .dealer)
+            try socket.setHighWaterMarks(send: 0, receive: 0)
+            try socket.connect(options.endpoint)
+            return socket
+        }
+        defer { sockets.forEach { $0.close() } }
+        var poller = Poller(sockets)
+        let total = calls.count
+        var next = 0
+        var inFlight = 0
+        var done = 0
+        var oldest = 0
+        let start = Clock.microseconds()
+        var lastReport = start
+        var interval: [UInt32] = []
+
+        while done < total {
+            let now = Clock.microseconds()
+            var waitUntil: Int64? = nil
+            while next < total && inFlight < options.window {
+                let call = calls[next]
+                if let dependency = call.dependency, !completed[dependency] { break }
+                if let speed = options.speed {
+                    let due = start + Int64(call.t * 1000 / speed)
+                    if due > now {
+                        waitUntil = due
+                        break
+                    }
+                }
+                let body = [call.command, call.payload(mapping: mapping)]
+                try sockets[call.connection].send(Message([Data(), MDP.client, call.service] + body))
+                sentAt[next] = Clock.microseconds()
+                next += 1
+                inFlight += 1
+            }
+            let timeout = waitUntil.map { max(0, Int(($0 - Clock.microseconds()) / 1000)) } ?? 100
+            let ready = try poller.poll(timeout: inFlight == 0 && waitUntil == nil ? 0 : timeout)
+            for (socket, isReady) in zip(sockets, ready) where isReady {
+                while let message = try socket.receive(wait: false) {
+                    guard message.count >= 4, let index = ReplySniffer.seq(message[3]), index >= 0, index < total,
+                          sentAt[index] != 0, !completed[index] else { continue }
+                    let latency = UInt32(clamping: Clock.microseconds() - sentAt[index])
+                    finish(index, reply: message[3], latency: latency)
+                    interval.append(latency)
+                    inFlight -= 1
+                    done += 1
+                }
+            }
+            // Requests past the timeout free their place in the window and count as timed out.
+            let expired = Clock.microseconds() - Int64(options.timeoutMilliseconds) * 1000
+            while oldest < next {
+                if completed[oldest] { oldest += 1; continue }
+                guard sentAt[oldest] < expired else { break }
+                completed[oldest] = true
+                timeouts += 1
+                inFlight -= 1
+                done += 1
+                oldest += 1
+            }
+            if options.progress && Clock.microseconds() - lastReport >= 1_000_000 {
+                report(done: done, total: total, start: start, interval: interval, since: lastReport)
+                interval.removeAll(keepingCapacity: true)
+                lastReport = Clock.microseconds()
+            }
+        }
+        if options.progress { FileHandle.standardError.write(Data("\n".utf8)) }
+        let seconds = Double(Clock.microseconds() - start) / 1_000_000
+        let answered = latencies.filter { $0 > 0 }
+        return ReplaySummary(
+            commands: total, completed: total - timeouts, timeouts: timeouts, seconds: seconds,
+            commandsPerSecond: Double(total) / max(seconds, 1e-9), latency: LatencyStats(microseconds: answered),
+            codes: Dictionary(uniqueKeysWithValues: codes.map { (String($0.key), $0.value) }),
+            verify: options.verify ? .init(checked: checked, matched: matched, mismatches: mismatches) : nil)
+    }
+
+    private func finish(_ index: Int, reply: Data, latency: UInt32) {
+        completed[index] = true
+        latencies[index] = max(1, latency)
+        let code = ReplySniffer.code(reply) ?? ResultCode.internalError.rawValue
+        codes[code, default: 0] += 1
+        let call = calls[index]
+        let needsJSON = !call.produces.isEmpty || (options.verify && call.recordedReply != nil)
+        guard needsJSON, let got = try? JSONDecoder().decode(JSONValue.self, from: reply) else { return }
+        for (key, old) in call.produces {
+            if let new = got[key]?.string { mapping[old] = new }
+        }
+        if options.verify, let recorded = call.recordedReply {
+            checked += 1
+            if ReplyComparison.matches(recorded: recorded, got: got, mapping: mapping) {
+                matched += 1
+            } else if mismatches.count < 100 {
+                mismatches.append(.init(line: index, command: String(decoding: call.command, as: UTF8.self),
+                                        expected: recorded, got: got))
+            }
+        }
+    }
+
+    private func report(done: Int, total: Int, start: Int64, interval: [UInt32], since: Int64) {
+        let elapsed = Double(Clock.microseconds() - start) / 1_000_000
+        let rate = Double(interval.count) / (Double(Clock.microseconds() - since) / 1_000_000)
+        let stats = LatencyStats(microseconds: interval)
+        let errors = codes.filter { $0.key != 0 }.values.reduce(0, +) + timeouts
+        let line = String(format: "\r%6.1f s  %d/%d done  %.0f/s  p50 %.2f ms  p99 %.2f ms  errors %d   ",
+                          elapsed, done, total, rate, stats.p50, stats.p99, errors)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}
