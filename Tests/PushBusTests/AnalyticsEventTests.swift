@@ -8,12 +8,9 @@ import Testing
 @Suite("analytics events and sessions")
 struct AnalyticsEventTests {
     let ma: AnalyticsHarness
-    let euid: String
+    var euid: String { ma.euid }
 
-    init() throws {
-        ma = try AnalyticsHarness()
-        euid = ma.start()
-    }
+    init() throws { ma = try AnalyticsHarness() }
 
     /// Sends events, each `(name, time)`, as one batch.
     @discardableResult

@@ -7,12 +7,9 @@ import Testing
 @Suite("analytics contacts, channel values and profile")
 struct AnalyticsProfileTests {
     let ma: AnalyticsHarness
-    let euid: String
+    var euid: String { ma.euid }
 
-    init() throws {
-        ma = try AnalyticsHarness()
-        euid = ma.start()
-    }
+    init() throws { ma = try AnalyticsHarness() }
 
     func contact(_ contacts: String) -> JSONValue { ma.ma("ma.contact", euid, "{\"contacts\":\(contacts)}") }
     var contacts: JSONValue? { ma.profile(euid)["contacts"] }

@@ -7,12 +7,9 @@ import Testing
 @Suite("analytics user properties")
 struct AnalyticsPropertyTests {
     let ma: AnalyticsHarness
-    let euid: String
+    var euid: String { ma.euid }
 
-    init() throws {
-        ma = try AnalyticsHarness()
-        euid = ma.start()
-    }
+    init() throws { ma = try AnalyticsHarness() }
 
     func property(_ payload: String) -> JSONValue { ma.property(euid, payload) }
     var properties: JSONValue? { ma.properties(euid) }

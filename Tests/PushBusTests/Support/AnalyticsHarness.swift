@@ -10,10 +10,13 @@ struct AnalyticsHarness {
     let directory = TestPaths.temporaryDirectory("analytics")
     let handler: AnalyticsHandler
     let app = "app1"
+    /// The EUID of the install `iphone-1`, started with the harness.
+    private(set) var euid = ""
 
     init(settings: AnalyticsSettings = AnalyticsSettings()) throws {
         let clock = self.clock
         handler = try AnalyticsHandler(path: "\(directory)/analytics.sqlite", settings: settings, clock: { clock.now })
+        euid = start()
     }
 
     /// A second handler on the same database, as after a restart.
