@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "registration", targets: ["registration"]),
         .executable(name: "tagging", targets: ["tagging"]),
+        .executable(name: "analytics", targets: ["analytics"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
@@ -35,6 +36,10 @@ let package = Package(
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime"],
                           path: "Services/Registration"),
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime"],
+                path: "Services/AnalyticsKit"),
+        .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime"],
+                          path: "Services/Analytics"),
 
         .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/TaggingKit"),
         .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime"], path: "Services/Tagging"),
@@ -48,11 +53,13 @@ let package = Package(
         // Benchmarks: executables, never tests (`make bench`).
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
         .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
+        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema"],
+                          path: "Tools/BenchAnalytics"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit"],
+                                   "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit"],
                     path: "Tests/PushBusTests"),
     ]
 )

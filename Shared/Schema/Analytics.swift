@@ -38,21 +38,26 @@ public struct MAStarted: Codable, Equatable, Sendable {
 
 /// `ma.identify`: set user identifiers, which may move the user to another EUID. The identifiers travel
 /// as top-level fields (`user_id`, `anonymous_id`, `email`, `phone`) beside `app_key` and `euid`.
+/// `device_id` (optional, the install of `ma.start`) makes that install follow the resulting EUID, so
+/// its next `ma.start` returns it.
 public struct MAIdentify: Codable, Equatable, Sendable {
     public var appKey: String?
     public var euid: String?
     public var user: MAUserID
-    public init(appKey: String?, euid: String?, user: MAUserID) {
+    public var deviceID: String?
+    public init(appKey: String?, euid: String?, user: MAUserID, deviceID: String? = nil) {
         self.appKey = appKey
         self.euid = euid
         self.user = user
+        self.deviceID = deviceID
     }
-    enum CodingKeys: String, CodingKey { case appKey = "app_key", euid }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", euid, deviceID = "device_id" }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
         euid = try c.decodeIfPresent(String.self, forKey: .euid)
+        deviceID = try c.decodeIfPresent(String.self, forKey: .deviceID)
         user = try MAUserID(from: decoder)
     }
 
@@ -61,6 +66,7 @@ public struct MAIdentify: Codable, Equatable, Sendable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(appKey, forKey: .appKey)
         try c.encodeIfPresent(euid, forKey: .euid)
+        try c.encodeIfPresent(deviceID, forKey: .deviceID)
     }
 }
 
@@ -149,10 +155,27 @@ public struct MAEvents: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case appKey = "app_key", euid, events, utm }
 }
 
-/// The answer to `ma.events`: how many events were stored.
+/// The answer to `ma.events`: how many events were stored and, when some were not, which and why.
 public struct MAEventsAccepted: Codable, Equatable, Sendable {
     public var accepted: Int
-    public init(accepted: Int) { self.accepted = accepted }
+    /// Absent when every event was stored.
+    public var rejected: [MARejectedEvent]?
+    public init(accepted: Int, rejected: [MARejectedEvent]? = nil) {
+        self.accepted = accepted
+        self.rejected = rejected
+    }
+}
+
+/// One event of an `ma.events` batch that was not stored: its position in `events` and the reason.
+public struct MARejectedEvent: Codable, Equatable, Sendable {
+    public var index: Int
+    public var code: ResultCode
+    public var message: String
+    public init(index: Int, code: ResultCode, message: String) {
+        self.index = index
+        self.code = code
+        self.message = message
+    }
 }
 
 /// The user-property operations of `ma.property`.
@@ -229,15 +252,21 @@ public struct MAUserRef: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case appKey = "app_key", euid }
 }
 
-/// The answer to `ma.profile`: everything stored about the user.
+/// The answer to `ma.profile`: everything stored about the user. `euid` is the live EUID (another one
+/// when the EUID asked about was merged); `channels` maps a `channel_id` to its values (`ma.channel_value`).
 public struct MAProfile: Codable, Equatable, Sendable {
     public var properties: [String: JSONValue]
     public var identities: MAUserID
     public var contacts: MAUserContacts
-    public init(properties: [String: JSONValue], identities: MAUserID, contacts: MAUserContacts) {
+    public var euid: String?
+    public var channels: [String: [String]]?
+    public init(properties: [String: JSONValue], identities: MAUserID, contacts: MAUserContacts,
+                euid: String? = nil, channels: [String: [String]]? = nil) {
         self.properties = properties
         self.identities = identities
         self.contacts = contacts
+        self.euid = euid
+        self.channels = channels
     }
 }
 

@@ -1,0 +1,294 @@
+import Foundation
+import Runtime
+import Schema
+import SQLite
+
+/// The `analytics` service: MA identities (EUIDs), user properties, contacts, channel values, events and
+/// sessions, push statistics, and counts of what other services publish. Owns its store; the worker loop
+/// group-commits its calls.
+public final class AnalyticsHandler: RequestHandler {
+    public let store: Store
+    public let outbox: Outbox
+    public let settings: AnalyticsSettings
+    private let identities = IdentityStore()
+    private let profiles = ProfileStore()
+    private let events = EventStore()
+    private let reports = ReportStore()
+    private let clock: @Sendable () -> Double
+
+    /// Opens (creating and migrating) the database at `path`. `clock` gives Unix seconds; tests move it.
+    public init(path: String, publisher: String = "analytics", settings: AnalyticsSettings = AnalyticsSettings(),
+                durable: Bool = true, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        store = try Store(path: path, migrations: AnalyticsSchema.migrations, durable: durable)
+        outbox = try Outbox(store: store, publisher: publisher)
+        self.settings = settings
+        self.clock = clock
+    }
+
+    public func handle(_ request: Request) throws -> any Encodable {
+        guard let command = Command(rawValue: request.command), command.service == .analytics else {
+            throw CommandError.invalid("unknown command \(request.command.prefix(64)) for analytics")
+        }
+        switch command {
+        case .maStart: return try start(request.decode(MAStart.self))
+        case .maIdentify: return try identify(request.decode(MAIdentify.self))
+        case .maContact: return try setContacts(request.decode(MAContact.self), given: request.decode(ContactUpdate.Keys.self))
+        case .maEvents: return try record(request.decode(MAEvents.self))
+        case .maProperty: return try changeProperty(request.decode(MAProperty.self))
+        case .maChannelValue: return try setChannelValues(request.decode(MAChannelValue.self))
+        case .maProfile: return try profile(request.decode(MAUserRef.self))
+        case .statsReport: return try report(request.decode(StatsReport.self))
+        case .statsMessage: return try messageStats(request.decode(StatsMessage.self))
+        case .statsEvents: return try eventStats(request.decode(StatsEvents.self))
+        default: throw CommandError.invalid("unknown command \(command.name) for analytics")
+        }
+    }
+
+    // MARK: identity
+
+    func start(_ p: MAStart) throws -> MAStarted {
+        let appKey = try Validate.appKey(p.appKey)
+        let deviceID = try Validate.required(p.deviceID, "device_id", maxBytes: 128)
+        let identifiers = IdentifierCleanup.clean(p.user).valid
+        let now = clock()
+        return try store.write { db in
+            let current = try identities.install(db, appKey: appKey, deviceID: deviceID)
+                .flatMap { try identities.live(db, euid: $0, appKey: appKey) }
+            let euid: String
+            if identifiers.isEmpty {
+                euid = try current ?? identities.create(db, appKey: appKey, now: now)
+            } else {
+                euid = try resolver.resolve(db, appKey: appKey, current: current, identifiers: identifiers, now: now).euid
+            }
+            try identities.setInstall(db, appKey: appKey, deviceID: deviceID, euid: euid)
+            return MAStarted(euid: euid)
+        }
+    }
+
+    /// -3 when no identifier survives the cleanup; otherwise code 0 with a result per field in `message`.
+    func identify(_ p: MAIdentify) throws -> MAIdentified {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        let deviceID = try p.deviceID.map { try Validate.required($0, "device_id", maxBytes: 128) }
+        let cleaned = IdentifierCleanup.clean(p.user)
+        guard !cleaned.valid.isEmpty else {
+            let rejected = MAIdentified(euid: euid, results: Self.byName(cleaned.rejected)).message
+            throw CommandError(.maInvalidParameter, rejected.isEmpty ? "no identifier given: user_id, anonymous_id, email or phone" : rejected)
+        }
+        let now = clock()
+        return try store.write { db in
+            let current = try live(db, euid, appKey)
+            let resolution = try resolver.resolve(db, appKey: appKey, current: current, identifiers: cleaned.valid, now: now)
+            if let deviceID { try identities.setInstall(db, appKey: appKey, deviceID: deviceID, euid: resolution.euid) }
+            let results = resolution.results.merging(cleaned.rejected) { kept, _ in kept }
+            return MAIdentified(euid: resolution.euid, results: Self.byName(results))
+        }
+    }
+
+    // MARK: profile
+
+    func setContacts(_ p: MAContact, given: ContactUpdate.Keys) throws -> Empty {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        let update = try ContactUpdate(p.contacts, given: given.contacts.map { Array($0.keys) } ?? [])
+        try store.write { db in
+            let live = try live(db, euid, appKey)
+            for change in update.changes {
+                try profiles.setContact(db, euid: live, kind: change.kind, value: change.value)
+            }
+        }
+        return Empty()
+    }
+
+    func changeProperty(_ p: MAProperty) throws -> Empty {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        let operation = try PropertyOperation(p)
+        try store.write { db in
+            try PropertyEditor(profiles: profiles).apply(operation, euid: try live(db, euid, appKey), appKey: appKey, in: db)
+        }
+        return Empty()
+    }
+
+    /// Values are trimmed; the list and every trimmed value must be non-empty; duplicates are dropped.
+    func setChannelValues(_ p: MAChannelValue) throws -> Empty {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        guard let channelID = p.channelID else { throw CommandError.empty("channel_id is missing") }
+        guard channelID > 0 else { throw CommandError.invalid("channel_id must be greater than 0") }
+        guard let given = p.values else { throw CommandError.empty("values is missing") }
+        let values = PropertyRules.unique(given.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        guard !values.isEmpty, values.allSatisfy({ !$0.isEmpty }) else {
+            throw CommandError.invalid("values and every trimmed value must not be empty")
+        }
+        guard values.count <= 100, values.allSatisfy({ $0.utf8.count <= 1024 }) else {
+            throw CommandError.invalid("at most 100 values of at most 1024 bytes each")
+        }
+        try store.write { db in
+            try profiles.setChannel(db, euid: try live(db, euid, appKey), channelID: channelID, values: values)
+        }
+        return Empty()
+    }
+
+    func profile(_ p: MAUserRef) throws -> MAProfile {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        return try store.read { db in
+            let live = try live(db, euid, appKey)
+            let ids = try identities.identities(db, euid: live)
+            let contacts = try profiles.contacts(db, euid: live)
+            let channels = try profiles.channels(db, euid: live)
+            return MAProfile(
+                properties: try profiles.properties(db, euid: live),
+                identities: MAUserID(userID: ids[.userID].map(JSONValue.string), anonymousID: ids[.anonymousID].map(JSONValue.string),
+                                     email: ids[.email].map(JSONValue.string), phone: ids[.phone].map(JSONValue.string)),
+                contacts: MAUserContacts(email: contacts["email"], mobilePhone: contacts["mobile_phone"],
+                                         landlinePhone: contacts["landline_phone"], whatsappPhone: contacts["whatsapp_phone"]),
+                euid: live,
+                channels: channels.isEmpty ? nil : channels)
+        }
+    }
+
+    // MARK: events
+
+    /// Stores the good events of a batch (each with the batch's UTM properties), counts them by hour and
+    /// folds them into the user's sessions; bad events are listed in `rejected`.
+    func record(_ p: MAEvents) throws -> MAEventsAccepted {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        let batch = try EventBatch(p, now: clock())
+        try store.write { db in
+            let live = try live(db, euid, appKey)
+            for event in batch.events {
+                try events.insert(db, euid: live, name: event.name, time: event.time, properties: event.properties, utm: batch.utm)
+            }
+            var hourly: [String: [Int: Int]] = [:]
+            for event in batch.events { hourly[event.name, default: [:]][Self.hour(event.time), default: 0] += 1 }
+            for (name, hours) in hourly {
+                for (hour, count) in hours { try events.count(db, appKey: appKey, name: name, hour: hour, by: count) }
+            }
+            try SessionTracker(events: events).record(db, times: batch.events.map(\.time), euid: live, appKey: appKey,
+                                                      timeout: settings.sessionTimeout(for: appKey))
+        }
+        return MAEventsAccepted(accepted: batch.events.count, rejected: batch.rejected.isEmpty ? nil : batch.rejected)
+    }
+
+    /// Counts by UTC hour or day. `name` picks one event; without it, all the app's own events. Names
+    /// starting with `$` are the service's counters: `$session` (sessions started), `$<kind>` of
+    /// `stats.report`, `$<topic>` of the bus events followed.
+    func eventStats(_ p: StatsEvents) throws -> EventStats {
+        let appKey = try Validate.appKey(p.appKey)
+        let window = try StatsWindow(p)
+        if let name = p.name, name.isEmpty || name.utf8.count > EventBatch.maxNameBytes {
+            throw CommandError.invalid("name must be 1..\(EventBatch.maxNameBytes) bytes")
+        }
+        let hourly = try store.read { db in
+            switch p.name {
+            case nil: try events.hourlyCustom(db, appKey: appKey, fromHour: window.fromHour, toHour: window.toHour)
+            case Self.sessionCounter?: try events.hourlySessions(db, appKey: appKey, fromHour: window.fromHour, toHour: window.toHour)
+            case let name?: try events.hourly(db, appKey: appKey, name: name, fromHour: window.fromHour, toHour: window.toHour)
+            }
+        }
+        return EventStats(buckets: window.buckets(hourly))
+    }
+
+    static let sessionCounter = "$session"
+
+    // MARK: push statistics
+
+    /// Message kinds need `msg_id` and count once per device and message; page kinds need `page`.
+    func report(_ p: StatsReport) throws -> Empty {
+        let appKey = try Validate.appKey(p.appKey)
+        let registrationID = try Validate.registrationID(p.registrationID)
+        guard let kind = p.kind else { throw CommandError.empty("kind is missing") }
+        var time = clock()
+        if let text = p.time {
+            guard let parsed = Timestamp.parse(text), parsed >= 0 else { throw CommandError.invalid("time is not an RFC 3339 time") }
+            time = parsed
+        }
+        let isPage = kind == .pageEnter || kind == .pageLeave
+        let subject = try isPage ? Validate.required(p.page, "page", maxBytes: 256)
+                                 : Validate.required(p.msgID, "msg_id", maxBytes: 128)
+        try store.write { db in
+            guard try !reports.isForgotten(db, registrationID: registrationID) else {
+                throw CommandError.invalid("registration_id was deleted")
+            }
+            if isPage {
+                try reports.insertPageReport(db, appKey: appKey, registrationID: registrationID, kind: kind, page: subject, time: time)
+            } else {
+                guard try reports.insertMessageReport(db, appKey: appKey, registrationID: registrationID, kind: kind,
+                                                      msgID: subject, time: time) else { return }
+                try reports.countMessage(db, appKey: appKey, msgID: subject, kind: kind)
+            }
+            try events.count(db, appKey: appKey, name: "$" + kind.rawValue, hour: Self.hour(time), by: 1)
+        }
+        return Empty()
+    }
+
+    func messageStats(_ p: StatsMessage) throws -> MessageStats {
+        let appKey = try Validate.appKey(p.appKey)
+        guard let ids = p.msgIDs, !ids.isEmpty else { throw CommandError.empty("msg_ids is missing or empty") }
+        guard ids.count <= 1000 else { throw CommandError.invalid("at most 1000 msg_ids in one call") }
+        for id in ids { _ = try Validate.required(id, "msg_id", maxBytes: 128) }
+        return try store.read { db in
+            var messages: [String: MessageCounts] = [:]
+            for id in ids { messages[id] = try reports.messageCounts(db, appKey: appKey, msgID: id) }
+            return MessageStats(messages: messages)
+        }
+    }
+
+    // MARK: bus events
+
+    public var subscriptions: [Topic] {
+        [.deviceRegistered, .deviceDeleted, .tagsChanged, .aliasChanged, .badgeChanged, .localFired]
+    }
+
+    /// Counts the event as `$<topic>` in its app's hour; a deleted device's push reports are forgotten.
+    public func apply(_ event: BusEvent) throws {
+        guard let topic = Topic(rawValue: event.topic) else { return }
+        let fact = try JSONDecoder().decode(Fact.self, from: event.data)
+        let time = Timestamp.parse(fact.time) ?? clock()
+        try store.write { db in
+            try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)
+            if topic == .deviceDeleted, let registrationID = fact.registrationID {
+                try reports.forget(db, appKey: fact.appKey, registrationID: registrationID, now: clock())
+            }
+        }
+    }
+
+    /// What every followed event carries.
+    private struct Fact: Decodable {
+        let time: String
+        let appKey: String
+        let registrationID: String?
+        enum CodingKeys: String, CodingKey { case time, appKey = "app_key", registrationID = "registration_id" }
+    }
+
+    // MARK: checks
+
+    private var resolver: IdentityResolver { IdentityResolver(identities: identities) }
+
+    /// The live EUID for `euid` in the app; -2 when the app has no such EUID (`ma.start` not called).
+    private func live(_ db: Database, _ euid: String, _ appKey: String) throws -> String {
+        guard let live = try identities.live(db, euid: euid, appKey: appKey) else {
+            throw CommandError(.maNotStarted, "unknown euid for this app_key: call ma.start first")
+        }
+        return live
+    }
+
+    /// `euid`: required (6001), 1..64 letters, digits, `_` or `-` (6017).
+    static func euid(_ value: String?) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw .empty("euid is missing") }
+        let isKeyByte: (UInt8) -> Bool = { byte in
+            (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F || byte == 0x2D
+        }
+        guard value.utf8.count <= 64, value.utf8.allSatisfy(isKeyByte) else { throw .invalid("euid is malformed") }
+        return value
+    }
+
+    static func hour(_ time: Double) -> Int { Int((time / 3600).rounded(.down)) }
+
+    private static func byName(_ results: [IdentifierKind: MAFieldResult]) -> [String: MAFieldResult] {
+        Dictionary(uniqueKeysWithValues: results.map { ($0.key.rawValue, $0.value) })
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Runtime
+import Schema
+import Testing
+@testable import AnalyticsKit
+
+/// `stats.report`, `stats.message` and the bus events analytics follows, on a temporary database.
+@Suite("analytics push statistics")
+struct AnalyticsPushStatsTests {
+    let ma: AnalyticsHarness
+
+    init() throws { ma = try AnalyticsHarness() }
+
+    func report(_ device: String, _ kind: String, _ extra: String = #","msg_id":"18100""#) -> JSONValue {
+        ma.call("stats.report", "{\"app_key\":\"app1\",\"registration_id\":\"\(device)\",\"kind\":\"\(kind)\"\(extra)}")
+    }
+
+    func message(_ ids: String) -> JSONValue { ma.call("stats.message", "{\"app_key\":\"app1\",\"msg_ids\":\(ids)}") }
+
+    func hourly(_ name: String, from: String = "2023-11-14T22:00:00Z", to: String = "2023-11-14T23:00:00Z") -> [Int] {
+        let reply = ma.call("stats.events", "{\"app_key\":\"app1\",\"from\":\"\(from)\",\"to\":\"\(to)\",\"bucket\":\"hour\",\"name\":\"\(name)\"}")
+        guard case .array(let buckets)? = reply["buckets"] else { return [] }
+        return buckets.compactMap { $0["count"]?.number.map { Int($0) } }
+    }
+
+    @Test func everyMessageKindIsCountedOncePerDevice() {
+        for kind in ["received", "displayed", "opened", "inapp_show", "inapp_click", "voip_received"] {
+            #expect(report("rid-1", kind).code == 0, "\(kind)")
+        }
+        #expect(report("rid-1", "received").code == 0, "a duplicate is accepted")
+        #expect(report("rid-1", "opened").code == 0)
+        #expect(report("rid-2", "received").code == 0)
+        #expect(report("rid-2", "received", #","msg_id":"18101""#).code == 0)
+        #expect(message(#"["18100","18101","unknown"]"#) == json("""
+            {"code":0,"messages":{
+              "18100":{"received":2,"displayed":1,"opened":1,"inapp_show":1,"inapp_click":1,"voip_received":1},
+              "18101":{"received":1,"displayed":0,"opened":0,"inapp_show":0,"inapp_click":0,"voip_received":0},
+              "unknown":{"received":0,"displayed":0,"opened":0,"inapp_show":0,"inapp_click":0,"voip_received":0}}}
+            """))
+        #expect(hourly("$received") == [3], "stats.events counts each kind under $<kind>, duplicates once")
+        #expect(ma.call("stats.message", #"{"app_key":"app2","msg_ids":["18100"]}"#)["messages"]?["18100"]?["received"] == .number(0),
+                "counts belong to one app")
+    }
+
+    @Test func pageReportsNeedAPageAndCountEveryVisit() {
+        #expect(report("rid-1", "page_enter", #","page":"AViewController""#).code == 0)
+        #expect(report("rid-1", "page_leave", #","page":"AViewController""#).code == 0)
+        #expect(report("rid-1", "page_enter", #","page":"AViewController""#).code == 0)
+        #expect(hourly("$page_enter") == [2])
+        #expect(hourly("$page_leave") == [1])
+        #expect(report("rid-1", "page_enter", "").code == 6001)
+        #expect(report("rid-1", "page_enter", ",\"page\":\"\(String(repeating: "p", count: 257))\"").code == 6017)
+    }
+
+    @Test func reportsAreChecked() {
+        #expect(report("rid-1", "received", "").code == 6001, "msg_id missing")
+        #expect(report("rid-1", "received", #","msg_id":"""#).code == 6001)
+        #expect(report("rid-1", "clicked").code == 6017, "an unknown kind")
+        #expect(report("rid 1", "received").code == 6017)
+        #expect(report("rid-1", "received", #","msg_id":"1","time":"later""#).code == 6017)
+        #expect(ma.call("stats.report", #"{"app_key":"app1","registration_id":"r","msg_id":"1"}"#).code == 6001, "kind missing")
+        #expect(ma.call("stats.report", #"{"app_key":"app1","kind":"received","msg_id":"1"}"#).code == 6001)
+        #expect(ma.call("stats.report", #"{"registration_id":"r","kind":"received","msg_id":"1"}"#).code == 1005)
+        #expect(message("[]").code == 6001)
+        #expect(ma.call("stats.message", #"{"app_key":"app1"}"#).code == 6001)
+        #expect(message(#"[""]"#).code == 6001)
+        let tooMany = (0...1000).map { "\"m\($0)\"" }.joined(separator: ",")
+        #expect(message("[\(tooMany)]").code == 6017)
+    }
+
+    @Test func aReportsTimeDecidesItsHour() {
+        #expect(report("rid-1", "opened", #","msg_id":"1","time":"2025-03-01T10:59:59Z""#).code == 0)
+        #expect(hourly("$opened", from: "2025-03-01T10:00:00Z", to: "2025-03-01T12:00:00Z") == [1, 0])
+        #expect(hourly("$opened") == [0])
+    }
+
+    @Test func appOwnEventCountsLeaveOutTheServicesCounters() {
+        #expect(report("rid-1", "received").code == 0)
+        let all = ma.call("stats.events", #"{"app_key":"app1","from":"2023-11-14T22:00:00Z","to":"2023-11-14T23:00:00Z","bucket":"hour"}"#)
+        #expect(all["buckets"] == json(#"[{"start":"2023-11-14T22:00:00Z","count":0}]"#))
+    }
+
+    // MARK: events from the bus
+
+    func busEvent<Body: EventBody>(_ body: Body, time: String = "2025-03-01T10:15:00.123Z", seq: Int64 = 1) -> BusEvent {
+        BusEvent(Event(publisher: "\(Body.topic.rawValue.prefix { $0 != "." })", sequence: seq, time: time, body: body))
+    }
+
+    func apply(_ event: BusEvent) throws {
+        try ma.handler.store.write { _ in try ma.handler.apply(event) }
+    }
+
+    @Test func followsTheTopicsOfOtherServices() {
+        #expect(Set(ma.handler.subscriptions) == [.deviceRegistered, .deviceDeleted, .tagsChanged, .aliasChanged, .badgeChanged, .localFired])
+    }
+
+    @Test func countsWhatOtherServicesPublish() throws {
+        try apply(busEvent(DeviceRegisteredEvent(appKey: "app1", registrationID: "rid-1", platform: "ios")))
+        try apply(busEvent(DeviceRegisteredEvent(appKey: "app1", registrationID: "rid-2", platform: "ios"), seq: 2))
+        try apply(busEvent(TagsChangedEvent(appKey: "app1", registrationID: "rid-1", added: ["vip"], removed: [])))
+        try apply(busEvent(AliasChangedEvent(appKey: "app1", registrationID: "rid-1", alias: "amy", previous: nil)))
+        try apply(busEvent(BadgeChangedEvent(appKey: "app1", registrationID: "rid-1", value: 3)))
+        try apply(busEvent(LocalFiredEvent(appKey: "app1", registrationID: "rid-1", identifier: "weekly",
+                                           content: LocalContent(title: "Hi"), firedAt: "2025-03-01T10:15:00Z")))
+        try apply(busEvent(DeviceDeletedEvent(appKey: "app1", registrationID: "rid-2"), time: "2025-03-01T11:00:00Z", seq: 3))
+        let window = (from: "2025-03-01T10:00:00Z", to: "2025-03-01T12:00:00Z")
+        #expect(hourly("$device.registered", from: window.from, to: window.to) == [2, 0])
+        #expect(hourly("$device.deleted", from: window.from, to: window.to) == [0, 1])
+        for topic in ["tags.changed", "alias.changed", "badge.changed", "local.fired"] {
+            #expect(hourly("$" + topic, from: window.from, to: window.to) == [1, 0], "\(topic)")
+        }
+    }
+
+    @Test func aDeletedDeviceIsForgotten() throws {
+        #expect(report("rid-1", "received").code == 0)
+        #expect(report("rid-1", "page_enter", #","page":"Home""#).code == 0)
+        #expect(report("rid-2", "received").code == 0)
+        try apply(busEvent(DeviceDeletedEvent(appKey: "app1", registrationID: "rid-1")))
+        let kept = try ma.handler.store.read { db in
+            (try ReportStore().reportCount(db, registrationID: "rid-1"), try ReportStore().reportCount(db, registrationID: "rid-2"))
+        }
+        #expect(kept.0 == 0, "nothing about the deleted device is kept")
+        #expect(kept.1 == 1)
+        #expect(report("rid-1", "opened").code == 6017, "a late report cannot bring it back")
+        #expect(message(#"["18100"]"#)["messages"]?["18100"]?["received"] == .number(2),
+                "the per-message counts, which name no device, stay")
+    }
+
+    @Test func aMalformedBusEventIsRefused() {
+        #expect(throws: (any Error).self) {
+            try apply(BusEvent(topic: "device.deleted", data: Data(#"{"publisher":"x"}"#.utf8)))
+        }
+    }
+}
