@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "registration", targets: ["registration"]),
+        .executable(name: "scheduler", targets: ["scheduler"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
     ],
@@ -33,6 +34,10 @@ let package = Package(
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime"],
                           path: "Services/Registration"),
+        .target(name: "SchedulerKit", dependencies: ["SQLite", "Schema", "Runtime"],
+                path: "Services/SchedulerKit"),
+        .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime"],
+                          path: "Services/Scheduler"),
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
@@ -41,7 +46,7 @@ let package = Package(
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit"],
+                                   "GatewayKit", "RegistrationKit", "SchedulerKit"],
                     path: "Tests/PushBusTests"),
     ]
 )
