@@ -42,6 +42,9 @@ let package = Package(
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
+        .executableTarget(name: "bench-scheduler",
+                          dependencies: ["SchedulerKit", "Client", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
+                          path: "Tools/BenchScheduler"),
 
         // Tests.
         .testTarget(name: "PushBusTests",

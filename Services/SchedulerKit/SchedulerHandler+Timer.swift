@@ -7,7 +7,7 @@ import SQLite
 /// then, inside a write transaction whose commit comes before the events are published.
 extension SchedulerHandler {
     /// Most requests fired in one tick (one transaction), so requests are served between ticks of a burst.
-    static let firesPerTick = 2000
+    static let firesPerTick = 500
 
     public func nextTick() -> Date? {
         if timer.wantsTick { return .distantPast }

@@ -19,8 +19,6 @@ public final class SchedulerHandler: RequestHandler {
     static let maxContentBytes = 4096
     /// Longest identifier, in UTF-8 bytes.
     static let maxIdentifierBytes = 256
-    /// Most identifiers one `local.find` or `local.remove` may name.
-    static let maxIdentifiers = 1000
 
     /// Opens (creating and migrating) the database at `path` and loads the timer from it.
     /// `clock` gives Unix seconds; tests move it.
@@ -82,19 +80,19 @@ public final class SchedulerHandler: RequestHandler {
     /// Removes pending requests, delivered notifications, or both (`delivered` absent), by identifier or all.
     func remove(_ p: LocalFilter) throws -> LocalRemoved {
         let (appKey, registrationID) = try Self.device(p.appKey, p.registrationID)
-        let wanted = try Self.identifierFilter(p.identifiers)
+        let wanted = try IdentifierFilter(p.identifiers)
         return try store.write { db in
             try checkOwner(db, appKey: appKey, registrationID: registrationID)
             var removed: [String] = []
             if p.delivered != true {
-                for row in try requests.pending(db, registrationID: registrationID) where wanted?.contains(row.identifier) ?? true {
+                for row in try requests.pending(db, registrationID: registrationID) where wanted.admits(row.identifier) {
                     try requests.deletePending(db, id: row.id)
                     if row.nextFireAt != nil { timer.noteStale() }
                     removed.append(row.identifier)
                 }
             }
             if p.delivered != false {
-                for row in try requests.delivered(db, registrationID: registrationID) where wanted?.contains(row.identifier) ?? true {
+                for row in try requests.delivered(db, registrationID: registrationID) where wanted.admits(row.identifier) {
                     try requests.deleteDelivered(db, registrationID: registrationID, identifier: row.identifier)
                     if !removed.contains(row.identifier) { removed.append(row.identifier) }
                 }
@@ -107,19 +105,19 @@ public final class SchedulerHandler: RequestHandler {
     /// when `delivered` is absent.
     func find(_ p: LocalFilter) throws -> LocalFound {
         let (appKey, registrationID) = try Self.device(p.appKey, p.registrationID)
-        let wanted = try Self.identifierFilter(p.identifiers)
+        let wanted = try IdentifierFilter(p.identifiers)
         return try store.read { db in
             try checkOwner(db, appKey: appKey, registrationID: registrationID)
             var found = LocalFound()
             if p.delivered != true {
                 found.requests = try requests.pending(db, registrationID: registrationID)
-                    .filter { wanted?.contains($0.identifier) ?? true }
+                    .filter { wanted.admits($0.identifier) }
                     .map { LocalRequest(identifier: $0.identifier, content: try Self.decode($0.content),
                                         trigger: try Self.decode($0.trigger), nextFireAt: $0.nextFireAt.map(WireTime.string)) }
             }
             if p.delivered != false {
                 found.notifications = try requests.delivered(db, registrationID: registrationID)
-                    .filter { wanted?.contains($0.identifier) ?? true }
+                    .filter { wanted.admits($0.identifier) }
                     .map { LocalNotification(identifier: $0.identifier, content: try Self.decode($0.content),
                                              trigger: try Self.decode($0.trigger), firedAt: $0.firedAt.map(WireTime.string),
                                              dueAt: WireTime.string($0.dueAt), missed: $0.firedAt == nil ? true : nil) }
@@ -206,13 +204,6 @@ public final class SchedulerHandler: RequestHandler {
             throw .invalid("content is \(data.count) bytes of JSON, over the \(maxContentBytes)-byte APNs limit")
         }
         return data
-    }
-
-    /// The identifiers to match, or nil for all (absent or empty).
-    private static func identifierFilter(_ identifiers: [String]?) throws(CommandError) -> Set<String>? {
-        guard let identifiers, !identifiers.isEmpty else { return nil }
-        guard identifiers.count <= maxIdentifiers else { throw .invalid("more than \(maxIdentifiers) identifiers") }
-        return Set(identifiers)
     }
 
     static func decode<T: Decodable>(_ data: Data) throws -> T {

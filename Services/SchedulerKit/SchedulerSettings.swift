@@ -26,6 +26,6 @@ public struct SchedulerSettings: Sendable {
     public init(_ flags: Flags) throws(UsageError) {
         maxPending = try flags.int("max-pending", in: 1...100_000)
         deliveredHistory = try flags.int("delivered-history", in: 0...100_000)
-        lateness = Double(try flags.int("lateness-s", in: 0...31_536_000))
+        lateness = Double(try flags.int("lateness-s", in: 1...31_536_000))
     }
 }

@@ -9,11 +9,18 @@ import ZeroMQ
 /// The real `gateway`, `registration` and `scheduler` executables over TCP, through `device` routing.
 @Suite("scheduler (integration)", .serialized)
 struct SchedulerIntegrationTests {
-    /// A registered device and calls on its behalf.
+    /// A registered device and calls on its behalf; it holds the stack, whose processes live as long as it.
     struct Device {
+        let stack: TestStack
         let client: MajordomoClient
         let id: String
         let appKey = "app1"
+
+        init(_ stack: TestStack) throws {
+            self.stack = stack
+            client = try stack.client()
+            id = try client.register()
+        }
 
         func call(_ command: String, _ extra: [String: JSONValue] = [:]) throws -> JSONValue {
             try client.json(command, ["app_key": appKey.json, "registration_id": id.json].merging(extra) { $1 })
@@ -76,10 +83,17 @@ struct SchedulerIntegrationTests {
         return try condition()
     }
 
+    /// A stack with a registered device and a `local.fired` subscriber the scheduler already reaches.
+    func startWithListener() throws -> (Device, FiredListener) {
+        let device = try Device(try TestStack().start(["registration", "scheduler"]))
+        let listener = try FiredListener(device.stack)
+        try listener.waitUntilSubscribed(device)
+        return (device, listener)
+    }
+
     @Test func addUpdateFindAndRemoveInBothLists() throws {
-        let stack = try TestStack().start(["registration", "scheduler"])
-        let device = Device(client: try stack.client(), id: try stack.client().register())
-        let listener = try FiredListener(stack)
+        let device = try Device(try TestStack().start(["registration", "scheduler"]))
+        let listener = try FiredListener(device.stack)
 
         let added = try device.call("local.add", ["identifier": "weekly".json, "seq": .number(7),
                                                   "content": .object(["title": "Standup".json]),
@@ -115,10 +129,7 @@ struct SchedulerIntegrationTests {
     }
 
     @Test func aTwoSecondIntervalFiresAndItsEventArrivesOnTheBus() throws {
-        let stack = try TestStack().start(["registration", "scheduler"])
-        let device = Device(client: try stack.client(), id: try stack.client().register())
-        let listener = try FiredListener(stack)
-        try listener.waitUntilSubscribed(device)
+        let (device, listener) = try startWithListener()
 
         let added = try device.call("local.add", ["identifier": "two-seconds".json,
                                                   "content": .object(["title": "Tea".json, "badge": .number(3),
@@ -137,10 +148,7 @@ struct SchedulerIntegrationTests {
     }
 
     @Test func aRegionFiresOnALocationReportInsideIt() throws {
-        let stack = try TestStack().start(["registration", "scheduler"])
-        let device = Device(client: try stack.client(), id: try stack.client().register())
-        let listener = try FiredListener(stack)
-        try listener.waitUntilSubscribed(device)
+        let (device, listener) = try startWithListener()
 
         #expect(try device.add("engagelab", TriggerJSON.region(37.335400, -122.009201, radius: 2000)).code == 0)
         let far = try device.call("location.report", ["latitude": .number(40.7128), "longitude": .number(-74.006)])
@@ -153,8 +161,8 @@ struct SchedulerIntegrationTests {
     }
 
     @Test func aStoppedAndRestartedSchedulerFiresWhatItMissedExactlyOnce() throws {
-        let stack = try TestStack().start(["registration", "scheduler"])
-        let device = Device(client: try stack.client(), id: try stack.client().register())
+        let device = try Device(try TestStack().start(["registration", "scheduler"]))
+        let stack = device.stack
         let due = Date().addingTimeInterval(3).timeIntervalSince1970.rounded(.up)
         let dueText = RFC3339.string(from: Date(timeIntervalSince1970: due))
         #expect(try device.add("while-down", TriggerJSON.fireDate(dueText)).code == 0)
@@ -188,9 +196,7 @@ struct SchedulerIntegrationTests {
     }
 
     @Test func deletedDevicesAreForgottenAndTimeZonesFollowed() throws {
-        let stack = try TestStack().start(["registration", "scheduler"])
-        let client = try stack.client()
-        let device = Device(client: client, id: try client.register())
+        let device = try Device(try TestStack().start(["registration", "scheduler"]))
         let added = try device.add("nine", TriggerJSON.calendar(["hour": 9], repeats: true))
         let utcNine = try #require(added["next_fire_at"]?.string)
         #expect(utcNine.hasSuffix("T09:00:00Z"), "no zone known yet: UTC")
