@@ -17,15 +17,15 @@ public struct SchedulerSettings: Sendable {
     }
 
     public static let flags: [Flag] = [
-        Flag("max-pending", default: "64", help: "Pending local notifications one device may hold."),
-        Flag("delivered-history", default: "100", help: "Delivered local notifications kept per device."),
-        Flag("lateness-s", default: "3600",
+        Flag("local-max-pending", default: "64", help: "Pending local notifications one device may hold."),
+        Flag("local-delivered-history", default: "100", help: "Delivered local notifications kept per device."),
+        Flag("local-lateness-s", default: "3600",
              help: "Seconds a due request may still fire late (after downtime); older one-shots are marked missed."),
     ]
 
     public init(_ flags: Flags) throws(UsageError) {
-        maxPending = try flags.int("max-pending", in: 1...100_000)
-        deliveredHistory = try flags.int("delivered-history", in: 0...100_000)
-        lateness = Double(try flags.int("lateness-s", in: 1...31_536_000))
+        maxPending = try flags.int("local-max-pending", in: 1...100_000)
+        deliveredHistory = try flags.int("local-delivered-history", in: 0...100_000)
+        lateness = Double(try flags.int("local-lateness-s", in: 1...31_536_000))
     }
 }
