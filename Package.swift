@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "registration", targets: ["registration"]),
         .executable(name: "tagging", targets: ["tagging"]),
         .executable(name: "analytics", targets: ["analytics"]),
+        .executable(name: "scheduler", targets: ["scheduler"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
@@ -43,6 +44,10 @@ let package = Package(
 
         .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/TaggingKit"),
         .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime"], path: "Services/Tagging"),
+        .target(name: "SchedulerKit", dependencies: ["SQLite", "Schema", "Runtime"],
+                path: "Services/SchedulerKit"),
+        .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime"],
+                          path: "Services/Scheduler"),
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
@@ -55,11 +60,15 @@ let package = Package(
         .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
         .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema"],
                           path: "Tools/BenchAnalytics"),
+        .executableTarget(name: "bench-scheduler",
+                          dependencies: ["SchedulerKit", "Client", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
+                          path: "Tools/BenchScheduler"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit"],
+                                   "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
+                                   "SchedulerKit"],
                     path: "Tests/PushBusTests"),
     ]
 )

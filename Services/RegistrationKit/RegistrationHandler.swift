@@ -81,8 +81,10 @@ public final class RegistrationHandler: RequestHandler {
         return DeviceInfo(device: device)
     }
 
+    /// Publishes `device.updated` when the language or time zone is set, so the scheduler can follow it.
     func update(_ p: DeviceUpdate) throws -> Empty {
-        let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID)
+        let appKey = try Validate.appKey(p.appKey)
+        let registrationID = try owned(appKey: appKey, registrationID: p.registrationID)
         guard p.apnsToken != nil || !p.voipToken.isAbsent || p.language != nil || p.timezone != nil else {
             throw CommandError.empty("nothing to update: give apns_token, voip_token, language or timezone")
         }
@@ -93,12 +95,18 @@ public final class RegistrationHandler: RequestHandler {
         case .null: changes.append((.voipToken, nil))
         case .value(let token): changes.append((.voipToken, try Validate.hexToken(token, "voip_token")))
         }
-        if let language = p.language { changes.append((.language, try Validate.language(language))) }
-        if let zone = p.timezone { changes.append((.timezone, try Validate.timeZone(zone))) }
+        let language = try p.language.map(Validate.language)
+        let timezone = try p.timezone.map(Validate.timeZone)
+        if let language { changes.append((.language, language)) }
+        if let timezone { changes.append((.timezone, timezone)) }
         let now = clock()
         try store.write { db in
             for (column, value) in changes {
                 try devices.set(db, column, to: value, registrationID: registrationID, now: now)
+            }
+            if language != nil || timezone != nil {
+                try outbox.append(DeviceUpdatedEvent(appKey: appKey, registrationID: registrationID,
+                                                     language: language, timezone: timezone), in: db)
             }
         }
         return Empty()

@@ -38,6 +38,7 @@ extension Event: Equatable where Body: Equatable {}
 public enum Topic: String, CaseIterable, Codable, Sendable {
     case deviceRegistered = "device.registered"
     case deviceDeleted = "device.deleted"
+    case deviceUpdated = "device.updated"
     case tagsChanged = "tags.changed"
     case aliasChanged = "alias.changed"
     case badgeChanged = "badge.changed"
@@ -73,6 +74,25 @@ public struct DeviceDeletedEvent: EventBody {
         self.registrationID = registrationID
     }
     enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id" }
+}
+
+/// `device.updated`: a device's language or time zone changed; only the changed fields are present.
+/// The scheduler follows it to keep each device's time zone for calendar triggers.
+public struct DeviceUpdatedEvent: EventBody {
+    public static let topic = Topic.deviceUpdated
+    public var appKey: String
+    public var registrationID: String
+    public var language: String?
+    public var timezone: String?
+    public init(appKey: String, registrationID: String, language: String? = nil, timezone: String? = nil) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.language = language
+        self.timezone = timezone
+    }
+    enum CodingKeys: String, CodingKey {
+        case appKey = "app_key", registrationID = "registration_id", language, timezone
+    }
 }
 
 /// `tags.changed`: a device's tags changed; `added` and `removed` are the difference, so a subscriber

@@ -1,5 +1,13 @@
 // Payloads and replies of the `scheduler` service: local notifications (reference/commands.md).
 
+extension ResultCode {
+    /// `local.add`: the trigger would never fire (a one-shot time already past, or calendar
+    /// components no date matches). Not in the SDK tables: the public service has no such command.
+    public static let localTriggerNeverFires = ResultCode(6101)
+    /// `local.add`: the device already holds the maximum of pending requests (64 by default).
+    public static let localPendingLimit = ResultCode(6102)
+}
+
 /// What a local notification shows, as iOS `UNNotificationContent` has it.
 public struct LocalContent: Codable, Equatable, Sendable {
     public var title: String?
@@ -181,19 +189,31 @@ public struct LocalRequest: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case identifier, content, trigger, nextFireAt = "next_fire_at" }
 }
 
-/// A delivered local notification.
+/// A delivered local notification, or one the scheduler missed: a one-shot request that came due
+/// while the service was down, longer ago than its lateness window, never fires; it is listed here
+/// with `missed` true, `due_at` and no `fired_at`.
 public struct LocalNotification: Codable, Equatable, Sendable {
     public var identifier: String
     public var content: LocalContent
     public var trigger: LocalTrigger
-    public var firedAt: String
-    public init(identifier: String, content: LocalContent, trigger: LocalTrigger, firedAt: String) {
+    /// When it fired; absent when it was missed.
+    public var firedAt: String?
+    /// When it was due.
+    public var dueAt: String?
+    /// True when it was due but not fired (absent otherwise).
+    public var missed: Bool?
+    public init(identifier: String, content: LocalContent, trigger: LocalTrigger, firedAt: String?,
+                dueAt: String? = nil, missed: Bool? = nil) {
         self.identifier = identifier
         self.content = content
         self.trigger = trigger
         self.firedAt = firedAt
+        self.dueAt = dueAt
+        self.missed = missed
     }
-    enum CodingKeys: String, CodingKey { case identifier, content, trigger, firedAt = "fired_at" }
+    enum CodingKeys: String, CodingKey {
+        case identifier, content, trigger, firedAt = "fired_at", dueAt = "due_at", missed
+    }
 }
 
 /// The answer to `local.find`: `requests` when pending ones were asked for, `notifications` when delivered.

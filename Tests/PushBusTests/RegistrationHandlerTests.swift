@@ -127,6 +127,21 @@ struct RegistrationHandlerTests {
         #expect(after?["language"] == "zh_Hans".json, "fields left out keep their value")
     }
 
+    @Test func languageAndTimeZoneChangesAreAnnounced() throws {
+        let id = newDevice()
+        _ = try handler.outbox.takeCommitted()
+        #expect(reply(handler, "device.update", device(id, ["apns_token": "aa".json])).code == 0)
+        #expect(try handler.outbox.takeCommitted().isEmpty, "a token change is not announced")
+        #expect(reply(handler, "device.update", device(id, ["timezone": "Asia/Bangkok".json, "voip_token": "bb".json])).code == 0)
+        #expect(reply(handler, "device.update", device(id, ["language": "th".json])).code == 0)
+        #expect(reply(handler, "device.update", device(id, ["timezone": "Nowhere".json])).code == 6017)
+        let events = try handler.outbox.takeCommitted()
+        #expect(events.map(\.topic) == ["device.updated", "device.updated"])
+        let bodies = try events.map { try JSONDecoder().decode(Event<DeviceUpdatedEvent>.self, from: $0.event).body }
+        #expect(bodies == [DeviceUpdatedEvent(appKey: "app1", registrationID: id, timezone: "Asia/Bangkok"),
+                           DeviceUpdatedEvent(appKey: "app1", registrationID: id, language: "th")])
+    }
+
     @Test func updateRefusesBadFieldsAndChangesNothing() {
         let id = newDevice()
         #expect(reply(handler, "device.update", device(id)).code == 6001)

@@ -8,12 +8,13 @@ struct SchemaEventTests {
     @Test("each topic has one body type")
     func topics() {
         let bodies: [Topic] = [
-            DeviceRegisteredEvent.topic, DeviceDeletedEvent.topic, TagsChangedEvent.topic, AliasChangedEvent.topic,
+            DeviceRegisteredEvent.topic, DeviceDeletedEvent.topic, DeviceUpdatedEvent.topic, TagsChangedEvent.topic,
+            AliasChangedEvent.topic,
             BadgeChangedEvent.topic, LocalFiredEvent.topic,
         ]
         #expect(bodies == Topic.allCases)
         #expect(Topic.allCases.map(\.rawValue) == [
-            "device.registered", "device.deleted", "tags.changed", "alias.changed", "badge.changed", "local.fired",
+            "device.registered", "device.deleted", "device.updated", "tags.changed", "alias.changed", "badge.changed", "local.fired",
         ])
     }
 
@@ -23,6 +24,15 @@ struct SchemaEventTests {
                                   keys: ["app_key", "registration_id", "platform"])
         SchemaFixture.expectEvent(DeviceDeletedEvent(appKey: "a1", registrationID: "r1"),
                                   keys: ["app_key", "registration_id"])
+    }
+
+    @Test("device.updated carries only the changed language or time zone")
+    func deviceUpdated() {
+        SchemaFixture.expectEvent(DeviceUpdatedEvent(appKey: "a1", registrationID: "r1", language: "th",
+                                                     timezone: "Asia/Bangkok"),
+                                  keys: ["app_key", "registration_id", "language", "timezone"])
+        SchemaFixture.expectEvent(DeviceUpdatedEvent(appKey: "a1", registrationID: "r1", timezone: "Europe/Paris"),
+                                  keys: ["app_key", "registration_id", "timezone"])
     }
 
     @Test("tags.changed carries what was added and removed")

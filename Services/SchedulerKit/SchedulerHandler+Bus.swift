@@ -1,0 +1,45 @@
+import Foundation
+import Runtime
+import Schema
+import SQLite
+
+/// What the scheduler follows on the bus: deleted devices are forgotten, and a device's new time
+/// zone moves its calendar triggers that have no zone of their own.
+extension SchedulerHandler {
+    public var subscriptions: [Topic] { [.deviceDeleted, .deviceUpdated] }
+
+    public func apply(_ event: BusEvent) throws {
+        switch event.topic {
+        case Topic.deviceDeleted.rawValue:
+            let deleted = try event.decode(DeviceDeletedEvent.self).body
+            try store.write { db in
+                timer.noteStale(try requests.forget(db, registrationID: deleted.registrationID))
+            }
+        case Topic.deviceUpdated.rawValue:
+            let updated = try event.decode(DeviceUpdatedEvent.self).body
+            guard let zone = updated.timezone else { return }
+            guard TimeZone(identifier: zone) != nil else {
+                logger.warning("device time zone unknown here, ignored", ["zone": zone])
+                return
+            }
+            try store.write { db in try follow(db, zone: zone, of: updated) }
+        default:
+            break
+        }
+    }
+
+    /// Keeps the device's zone and moves its pending calendar triggers read in it.
+    private func follow(_ db: Database, zone: String, of device: DeviceUpdatedEvent) throws {
+        try requests.setZone(db, registrationID: device.registrationID, appKey: device.appKey, zone: zone)
+        let now = clock()
+        for row in try requests.pending(db, registrationID: device.registrationID)
+        where row.kind == LocalTrigger.Kind.dateComponents.rawValue {
+            guard let due = row.nextFireAt, due > now,
+                  try (Self.decode(row.trigger) as LocalTrigger).timezone == nil,
+                  let next = try schedule(of: row).firstFire(after: now), next != due else { continue }
+            try requests.reschedule(db, id: row.id, nextFireAt: next)
+            timer.noteStale()
+            timer.schedule(id: row.id, at: next)
+        }
+    }
+}
