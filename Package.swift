@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "registration", targets: ["registration"]),
+        .executable(name: "badge", targets: ["badge"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
     ],
@@ -33,15 +34,19 @@ let package = Package(
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime"],
                           path: "Services/Registration"),
+        .target(name: "BadgeKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/BadgeKit"),
+        .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime"], path: "Services/Badge"),
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
+        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Runtime", "Schema", "SQLite"],
+                          path: "Tools/BenchBadge"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
-                                   "GatewayKit", "RegistrationKit"],
+                                   "GatewayKit", "RegistrationKit", "BadgeKit"],
                     path: "Tests/PushBusTests"),
     ]
 )
