@@ -24,13 +24,14 @@ enum BadgeSchema {
             );
             CREATE INDEX messages_age ON messages (last_applied_at);
             -- Which device each push already changed, and the value it gave: a retry answers it again.
+            -- No index by device: a push writes one row per device, and a second random insert per
+            -- device would cost more than finding a deleted device's rows push by push.
             CREATE TABLE applied (
                 message INTEGER NOT NULL,
                 registration_id TEXT NOT NULL,
                 value INTEGER NOT NULL,
                 PRIMARY KEY (message, registration_id)
             ) WITHOUT ROWID;
-            CREATE INDEX applied_device ON applied (registration_id);
             -- Deleted devices, so a late setBadge from one cannot bring it back within the window.
             CREATE TABLE forgotten (
                 registration_id TEXT PRIMARY KEY,

@@ -39,10 +39,12 @@ struct BadgeStore {
         try db.run("UPDATE devices SET badge = ? WHERE registration_id = ?", value, registrationID)
     }
 
-    /// Drops everything kept about a device and remembers that it was deleted.
-    func forget(_ db: Database, registrationID: String, now: Double) throws {
+    /// Drops everything kept about a device of `appKey` and remembers that it was deleted. Its push
+    /// records are found through the app's remembered pushes, one key lookup each.
+    func forget(_ db: Database, registrationID: String, appKey: String, now: Double) throws {
         try db.run("DELETE FROM devices WHERE registration_id = ?", registrationID)
-        try db.run("DELETE FROM applied WHERE registration_id = ?", registrationID)
+        try db.run("DELETE FROM applied WHERE message IN (SELECT id FROM messages WHERE app_key = ?) AND registration_id = ?",
+                   appKey, registrationID)
         try db.run("INSERT OR REPLACE INTO forgotten (registration_id, forgotten_at) VALUES (?, ?)", registrationID, now)
     }
 
