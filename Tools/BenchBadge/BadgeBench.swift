@@ -14,7 +14,7 @@ struct BadgeBench {
     static let flags: [Flag] = [
         Flag("devices", default: "100000", help: "Devices seeded and pushed to in each round."),
         Flag("batch", default: "1000", help: "Registration IDs per badge.apply (at most 1000)."),
-        Flag("rounds", default: "3", help: "Rounds; each runs the three ways one after the other."),
+        Flag("rounds", default: "5", help: "Rounds; each runs the three ways one after the other."),
         Flag("base-port", default: "7655", help: "Gateway ports: base (requests), base+2 (events in), base+3 (events out)."),
     ]
 
