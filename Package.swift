@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "tagging", targets: ["tagging"]),
         .executable(name: "analytics", targets: ["analytics"]),
         .executable(name: "scheduler", targets: ["scheduler"]),
+        .executable(name: "badge", targets: ["badge"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
@@ -48,6 +49,8 @@ let package = Package(
                 path: "Services/SchedulerKit"),
         .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime"],
                           path: "Services/Scheduler"),
+        .target(name: "BadgeKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/BadgeKit"),
+        .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime"], path: "Services/Badge"),
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
@@ -63,12 +66,14 @@ let package = Package(
         .executableTarget(name: "bench-scheduler",
                           dependencies: ["SchedulerKit", "Client", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
                           path: "Tools/BenchScheduler"),
+        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Runtime", "Schema", "SQLite"],
+                          path: "Tools/BenchBadge"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit"],
+                                   "SchedulerKit", "BadgeKit"],
                     path: "Tests/PushBusTests"),
     ]
 )

@@ -37,8 +37,14 @@ public struct BadgeApply: Codable, Equatable, Sendable {
     }
 }
 
-/// The answer to `badge.apply`: registration ID → new badge value.
+/// The answer to `badge.apply`: registration ID → badge value after this push (for a retried push, the
+/// value its first application gave), and `unknown`, the IDs the service does not know for this app_key
+/// (never registered, deleted, or another app's); those were left alone.
 public struct BadgeValues: Codable, Equatable, Sendable {
     public var values: [String: Int]
-    public init(values: [String: Int]) { self.values = values }
+    public var unknown: [String]?
+    public init(values: [String: Int], unknown: [String]? = nil) {
+        self.values = values
+        self.unknown = unknown
+    }
 }

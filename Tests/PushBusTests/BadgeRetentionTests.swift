@@ -1,0 +1,57 @@
+import Foundation
+import Schema
+import Testing
+@testable import BadgeKit
+
+/// How long `msg_id`s and deleted-device marks are kept.
+@Suite("badge retention")
+struct BadgeRetentionTests {
+    let badge: BadgeHarness
+
+    init() throws { badge = try BadgeHarness(retention: 3600) }
+
+    func tick() throws { try badge.handler.tick(now: Date(timeIntervalSince1970: badge.clock.now)) }
+
+    @Test func aPushIsRememberedForTheWindowAfterItsLastCall() throws {
+        try badge.registered(["dev1"])
+        #expect(badge.apply(["dev1"], "+1", msgID: "m1").code == 0)
+        badge.clock.advance(3000)
+        #expect(badge.apply(["dev1"], "+1", msgID: "m1").badge("dev1") == 1, "a retry renews the window")
+        badge.clock.advance(3000)
+        try tick()
+        #expect(badge.apply(["dev1"], "+1", msgID: "m1").badge("dev1") == 1)
+        badge.clock.advance(3601)
+        try tick()
+        #expect(try badge.count("messages") == 0)
+        #expect(try badge.count("applied") == 0)
+        #expect(badge.apply(["dev1"], "+1", msgID: "m1").badge("dev1") == 2, "past the window the msg_id is new again")
+    }
+
+    @Test func aLargeExpiredPushIsForgottenInChunks() throws {
+        let ids = (0..<6000).map { String(format: "dev%05d", $0) }
+        try badge.registered(ids)
+        for start in stride(from: 0, to: ids.count, by: 1000) {
+            #expect(badge.apply(Array(ids[start..<start + 1000]), "+1", msgID: "big").code == 0)
+        }
+        #expect(try badge.count("applied") == 6000)
+        badge.clock.advance(3601)
+        try tick()
+        #expect(try badge.count("applied") == 1000)
+        #expect(badge.handler.nextTick() == Date(timeIntervalSince1970: badge.clock.now), "more to do: again at once")
+        try tick()
+        #expect(try badge.count("applied") == 0)
+        #expect(try badge.count("messages") == 0)
+        #expect(badge.handler.nextTick() == Date(timeIntervalSince1970: badge.clock.now + 60))
+    }
+
+    @Test func aDeletedDeviceMarkLastsTheWindow() throws {
+        try badge.registered(["dev1"])
+        try badge.deleted("dev1")
+        try tick()
+        #expect(badge.set("dev1", .number(1)).code == 6017)
+        badge.clock.advance(3601)
+        try tick()
+        #expect(try badge.count("forgotten") == 0)
+        #expect(badge.get("dev1") == .object(["code": .number(0), "value": .number(0)]))
+    }
+}
