@@ -5,5 +5,6 @@ ServiceMain.run(.analytics, summary: "PushBus analytics service: MA identities, 
                 flags: AnalyticsSettings.flags) { flags, options, _ in
     let settings: AnalyticsSettings
     do throws(UsageError) { settings = try AnalyticsSettings(flags) } catch { Flags.exitUsage("analytics", error) }
-    return try AnalyticsHandler(path: try options.databasePath("analytics"), settings: settings)
+    return try AnalyticsHandler(path: try options.databasePath("analytics"), publisher: options.shard.serviceName("analytics"),
+                                settings: settings, shard: options.shard)
 }

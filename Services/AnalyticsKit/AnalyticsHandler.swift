@@ -10,7 +10,7 @@ public final class AnalyticsHandler: RequestHandler {
     public let store: Store
     public let outbox: Outbox
     public let settings: AnalyticsSettings
-    private let identities = IdentityStore()
+    private let identities: IdentityStore
     private let profiles = ProfileStore()
     private let events = EventStore()
     private let reports = ReportStore()
@@ -18,7 +18,9 @@ public final class AnalyticsHandler: RequestHandler {
 
     /// Opens (creating and migrating) the database at `path`. `clock` gives Unix seconds; tests move it.
     public init(path: String, publisher: String = "analytics", settings: AnalyticsSettings = AnalyticsSettings(),
-                durable: Bool = true, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+                shard: ShardLayout = ShardLayout(), durable: Bool = true,
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        identities = IdentityStore(shard: shard)
         store = try Store(path: path, migrations: AnalyticsSchema.migrations, durable: durable)
         outbox = try Outbox(store: store, publisher: publisher)
         self.settings = settings

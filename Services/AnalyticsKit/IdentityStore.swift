@@ -1,16 +1,27 @@
 import Foundation
 import Runtime
+import Schema
 import SQLite
 
 /// The queries on EUIDs, installs and identities. Every method runs on the `Database` of the caller's
 /// transaction; none opens one of its own.
 struct IdentityStore {
-    /// Issues a new EUID for the app: 96 random bits as hex.
+    /// The shard this store serves; the EUIDs it gives out hash to it, so the gateway finds them here.
+    var shard = ShardLayout()
+
+    /// Issues a new EUID for the app: 96 random bits as hex, drawn until they land on this shard.
     func create(_ db: Database, appKey: String, now: Double) throws -> String {
-        var euid = RandomKey.hex(bytes: 12)
-        while try db.value("SELECT 1 FROM euids WHERE euid = ?", euid) != .null { euid = RandomKey.hex(bytes: 12) }
+        var euid = newEUID()
+        while try db.value("SELECT 1 FROM euids WHERE euid = ?", euid) != .null { euid = newEUID() }
         try db.run("INSERT INTO euids (euid, app_key, created_at) VALUES (?, ?, ?)", euid, appKey, now)
         return euid
+    }
+
+    private func newEUID() -> String {
+        while true {
+            let euid = RandomKey.hex(bytes: 12)
+            if ShardHash.shard(of: euid, count: shard.count) == shard.index { return euid }
+        }
     }
 
     /// The EUID that now stands for `euid` in the app (itself, or the one it was merged into), or nil when the

@@ -8,5 +8,6 @@ ServiceMain.run(.badge, summary: "PushBus badge service: server-kept badge value
                 flags: [retentionFlag]) { flags, options, _ in
     let hours: Int
     do throws(UsageError) { hours = try flags.int(retentionFlag.name, in: 1...8760) } catch { Flags.exitUsage("badge", error) }
-    return try BadgeHandler(path: try options.databasePath("badge"), retention: Double(hours) * 3600)
+    return try BadgeHandler(path: try options.databasePath("badge"), retention: Double(hours) * 3600,
+                            publisher: options.shard.serviceName("badge"))
 }

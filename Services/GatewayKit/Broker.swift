@@ -46,8 +46,10 @@ public final class Broker {
         try router.setMaxMessageSize(Int64(options.maxRequestBytes) * 4)
         try router.bind(options.endpoint)
         let eventsIn = try Socket(context, .xsub)
+        try eventsIn.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try eventsIn.bind(options.eventsIn)
         let eventsOut = try Socket(context, .xpub)
+        try eventsOut.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try eventsOut.bind(options.eventsOut)
         if let path = options.recordPath {
             recorder = try Recorder(path: path, start: Clock.milliseconds())

@@ -5,5 +5,6 @@ ServiceMain.run(.scheduler, summary: "PushBus scheduler service: local notificat
                 flags: SchedulerSettings.flags) { flags, options, logger in
     let settings: SchedulerSettings
     do throws(UsageError) { settings = try SchedulerSettings(flags) } catch { Flags.exitUsage("scheduler", error) }
-    return try SchedulerHandler(path: try options.databasePath("scheduler"), settings: settings, logger: logger)
+    return try SchedulerHandler(path: try options.databasePath("scheduler"), settings: settings,
+                                publisher: options.shard.serviceName("scheduler"), logger: logger)
 }

@@ -13,6 +13,7 @@ final class EventFollower {
     init?(topics: [Topic], endpoint: String, context: Context, logger: Logger) throws {
         guard !topics.isEmpty else { return nil }
         socket = try Socket(context, .sub)
+        try socket.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         for topic in topics { try socket.subscribe(topic.rawValue) }
         try socket.connect(endpoint)
         self.logger = logger

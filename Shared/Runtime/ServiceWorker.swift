@@ -28,6 +28,8 @@ public final class ServiceWorker {
     public func run() throws {
         let stop = try stopper.makeReceiver()
         let events = try Socket(stopper.context, .pub)
+        // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
+        try events.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try events.connect(options.events)
         let follower = try EventFollower(topics: handler.subscriptions, endpoint: options.eventsOut,
                                          context: stopper.context, logger: logger)

@@ -16,7 +16,7 @@ public struct WorkerOptions: Sendable {
 
     public init(broker: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5557",
                 eventsOut: String = "tcp://127.0.0.1:5558", dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
-                reconnectMilliseconds: Int = 1000, credit: Int = 64, logLevel: Logger.Level = .info) {
+                reconnectMilliseconds: Int = 1000, credit: Int = 512, logLevel: Logger.Level = .info) {
         self.broker = broker
         self.events = events
         self.eventsOut = eventsOut
@@ -36,7 +36,7 @@ public struct WorkerOptions: Sendable {
         Flag("heartbeat-ms", default: "1000", help: "Heartbeat interval with the gateway, in milliseconds."),
         Flag("liveness", default: "3", help: "Missed heartbeats before the gateway is taken for lost and redialled."),
         Flag("reconnect-ms", default: "1000", help: "Pause before redialling a lost gateway, in milliseconds."),
-        Flag("credit", default: "64", help: "Requests taken at once and committed in one transaction."),
+        Flag("credit", default: "512", help: "Requests taken at once and committed in one transaction (group commit)."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
         ParentWatch.flag,
     ] + ShardLayout.flags

@@ -104,4 +104,41 @@ struct RegistrationIntegrationTests {
         #expect(gone.body.registrationID == id)
         #expect(gone.sequence == event.sequence + 1)
     }
+
+    @Test func aBurstOfEventsArrivesWhole() throws {
+        // A large credit lets one batch commit, and publish, thousands of events at once.
+        let stack = try TestStack()
+        try stack.startGateway()
+        try stack.startService("registration", extra: ["--credit", "5000"])
+        let client = try stack.client()
+        let subscriber = try Socket(stack.context, .sub)
+        try subscriber.setHighWaterMarks(send: 0, receive: 0)
+        try subscriber.subscribe("device.registered")
+        try subscriber.connect(stack.eventsOut)
+        var poller = Poller([subscriber])
+        var subscribed = false
+        for _ in 0..<50 where !subscribed {
+            _ = try client.register()
+            subscribed = try poller.poll(timeout: 200)[0]
+        }
+        while try poller.poll(timeout: 300)[0] { _ = try subscriber.receive() }
+
+        let burst = 5000
+        let caller = try Socket(stack.context, .dealer)
+        try caller.connect(stack.endpoint)
+        for n in 0..<burst {
+            try caller.send(ClientMessage(service: "device", strings: ["device.register", #"{"app_key":"burst","platform":"ios","seq":\#(n)}"#]).frames)
+        }
+        var replies = 0
+        var callerPoller = Poller([caller])
+        while replies < burst, try callerPoller.poll(timeout: 10_000)[0] {
+            while try caller.receive(wait: false) != nil { replies += 1 }
+        }
+        #expect(replies == burst)
+        var events = 0
+        while events < burst, try poller.poll(timeout: 5000)[0] {
+            while try subscriber.receive(wait: false) != nil { events += 1 }
+        }
+        #expect(events == burst, "no event of the burst is dropped on the way")
+    }
 }
