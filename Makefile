@@ -28,7 +28,11 @@ test: test-deps
 
 # Benchmarks (never part of `make test`); figures and commands in docs/benchmarks.md.
 bench: release
+	.build/release/bench-zeromq
 	.build/release/bench-tagging
+	.build/release/bench-badge
+	.build/release/bench-scheduler
+	.build/release/bench-analytics
 
 clean:
 	rm -rf .build
