@@ -11,17 +11,7 @@ do { options = try GatewayOptions(flags) } catch { Flags.exitUsage("gateway", er
 let logger = Logger(label: "gateway", level: options.logLevel)
 do {
     let broker = Broker(options: options, context: try Context(), logger: logger)
-    let stopper = broker.stopper
-    SignalTrap.onTerminate { signal in
-        logger.info("stopping", ["signal": signal])
-        stopper.request()
-    }
-    let watch = ParentWatch(parent: options.parentPID) {
-        logger.warning("launcher is gone, stopping")
-        stopper.request()
-    }
-    try broker.run()
-    _ = watch
+    try Lifecycle.serve(stopper: broker.stopper, parentPID: options.parentPID, logger: logger) { try broker.run() }
     exit(0)
 } catch {
     logger.error("gateway failed", ["error": error])

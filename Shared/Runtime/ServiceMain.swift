@@ -28,16 +28,6 @@ public enum ServiceMain {
         let handler = try makeHandler(flags, options, logger)
         let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
                                    context: try Context(), logger: logger)
-        let stopper = worker.stopper
-        SignalTrap.onTerminate { signal in
-            logger.info("stopping", ["signal": signal])
-            stopper.request()
-        }
-        let watch = ParentWatch(parent: options.parentPID) {
-            logger.warning("launcher is gone, stopping")
-            stopper.request()
-        }
-        try worker.run()
-        _ = watch
+        try Lifecycle.serve(stopper: worker.stopper, parentPID: options.parentPID, logger: logger) { try worker.run() }
     }
 }
