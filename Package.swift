@@ -69,6 +69,9 @@ let package = Package(
         .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Runtime", "Schema", "SQLite"],
                           path: "Tools/BenchBadge"),
 
+        .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Schema", "SQLite"],
+                          path: "Tools/BenchHotPath"),
+
         // Tests.
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",

@@ -8,11 +8,31 @@ public enum RFC3339 {
         var whole = time_t(seconds.rounded(.down))
         var parts = tm()
         gmtime_r(&whole, &parts)
-        let base = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                          Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-        guard fractional else { return base + "Z" }
-        let millis = min(999, Int(((seconds - seconds.rounded(.down)) * 1000).rounded(.down)))
-        return base + String(format: ".%03dZ", millis)
+        // Built by hand: String(format:) costs microseconds, and every event carries a time.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(48 + rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(Int(parts.tm_year) + 1900, 4); bytes.append(0x2D)
+        digits(Int(parts.tm_mon) + 1, 2); bytes.append(0x2D)
+        digits(Int(parts.tm_mday), 2); bytes.append(0x54)
+        digits(Int(parts.tm_hour), 2); bytes.append(0x3A)
+        digits(Int(parts.tm_min), 2); bytes.append(0x3A)
+        digits(Int(parts.tm_sec), 2)
+        if fractional {
+            bytes.append(0x2E)
+            digits(min(999, Int(((seconds - seconds.rounded(.down)) * 1000).rounded())), 3)
+        }
+        bytes.append(0x5A)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses an RFC 3339 time with `Z` or an offset, with or without fractional seconds

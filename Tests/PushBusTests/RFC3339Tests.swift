@@ -28,5 +28,15 @@ struct RFC3339Tests {
     @Test func writesUTC() {
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_740_816_005.25)) == "2025-03-01T08:00:05Z")
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_740_816_005.25), fractional: true) == "2025-03-01T08:00:05.250Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 0), fractional: true) == "1970-01-01T00:00:00.000Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 951_868_799.009), fractional: true) == "2000-02-29T23:59:59.009Z")
+        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 253_402_300_799)) == "9999-12-31T23:59:59Z")
+    }
+
+    @Test func writesWhatItReads() {
+        for seconds in stride(from: 0.0, to: 4_000_000_000, by: 86_399_937.5) {
+            let text = RFC3339.string(from: Date(timeIntervalSince1970: seconds), fractional: true)
+            #expect(RFC3339.date(from: text)?.timeIntervalSince1970 == seconds, "\(text)")
+        }
     }
 }
