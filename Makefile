@@ -28,7 +28,7 @@ test: test-deps
 
 # Benchmarks (never part of `make test`); figures and commands in docs/benchmarks.md.
 bench: release
-	.build/release/bench-zeromq
+	./Tools/bench-stack.sh
 	.build/release/bench-tagging
 	.build/release/bench-badge
 	.build/release/bench-scheduler

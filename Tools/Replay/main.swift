@@ -17,7 +17,7 @@ let flags = Flags.parseOrExit(program: "pushbus-replay", summary: summary, flags
     Flag("devices", default: "1000", help: "generate: devices, each registered first."),
     Flag("commands", default: "10000", help: "generate: commands after the registrations."),
     Flag("seed", default: "1", help: "generate: seed; the same seed gives the same file."),
-    Flag("mix", default: "default", help: "generate: default (every service) or tagging."),
+    Flag("mix", default: "default", help: "generate: default (every service), tagging, or reads (tags.get, alias.get, tags.valid)."),
     Flag("rate", default: "1000", help: "generate: recorded pace, commands per second."),
     Flag("app-key", default: "replay", help: "generate: the app_key of the generated devices."),
     Flag("out", default: nil, help: "generate: the file to write."),
@@ -34,7 +34,7 @@ let flags = Flags.parseOrExit(program: "pushbus-replay", summary: summary, flags
 
 func generate() throws -> Int32 {
     guard let out = flags.optionalString("out") else { throw UsageError("generate needs --out FILE") }
-    guard let mix = TrafficMix.named(flags.string("mix")) else { throw UsageError("--mix must be default or tagging") }
+    guard let mix = TrafficMix.named(flags.string("mix")) else { throw UsageError("--mix must be default, tagging or reads") }
     guard let seed = UInt64(flags.string("seed")) else { throw UsageError("--seed must be a whole number") }
     guard let rate = Double(flags.string("rate")), rate > 0 else { throw UsageError("--rate must be a positive number") }
     let generator = TrafficGenerator(devices: try flags.int("devices", in: 1...100_000_000),

@@ -27,7 +27,10 @@ public struct TrafficMix: Sendable {
         (.tagsAdd, 45), (.tagsSet, 15), (.tagsDelete, 10), (.tagsGet, 10), (.tagsValid, 5), (.aliasSet, 10), (.aliasGet, 5),
     ])
 
-    public static let all = [TrafficMix.default, .tagging]
+    /// Reads only (nothing to commit), for round-trip latency.
+    public static let reads = TrafficMix(name: "reads", weights: [(.tagsGet, 60), (.aliasGet, 20), (.tagsValid, 20)])
+
+    public static let all = [TrafficMix.default, .tagging, .reads]
 
     public static func named(_ name: String) -> TrafficMix? { all.first { $0.name == name } }
 
