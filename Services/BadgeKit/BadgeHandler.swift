@@ -19,10 +19,6 @@ public final class BadgeHandler: RequestHandler {
     /// Pause between retention passes once nothing is left to delete, in seconds.
     static let pruneInterval = 60.0
 
-    /// A push touches its devices' rows at random: keep up to 64 MiB of pages in memory (SQLite's
-    /// default is 2 MiB), so a large app's devices are read from disk once, not once per push.
-    public static let cacheSize = "PRAGMA cache_size = -65536"
-
     private let badges = BadgeStore()
     private let clock: @Sendable () -> Double
     private var nextPrune: Double
@@ -32,7 +28,6 @@ public final class BadgeHandler: RequestHandler {
     public init(path: String, retention: Double = 86_400, publisher: String = "badge",
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         store = try Store(path: path, migrations: BadgeSchema.migrations)
-        try store.read { db in try db.execute(Self.cacheSize) }
         outbox = try Outbox(store: store, publisher: publisher)
         self.retention = retention
         self.clock = clock

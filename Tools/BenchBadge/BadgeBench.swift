@@ -137,7 +137,6 @@ struct PlainUpdate {
 
     init(path: String) throws {
         store = try Store(path: path, migrations: [])
-        try store.read { db in try db.execute(BadgeHandler.cacheSize) }
     }
 
     func increment(_ ids: [String]) throws {
