@@ -25,10 +25,8 @@ public enum WireCodec {
     }
 
     public static func encode<T: Encodable>(_ value: T) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return try encoder.encode(value)
+            return try JSONTreeEncoder().encode(value)
         } catch {
             // Our own value types always encode; a failure is a broken invariant, but never crash a server.
             return Data(#"{"code":6024,"message":"reply could not be encoded"}"#.utf8)
