@@ -8,6 +8,11 @@ public enum JSONValue: Codable, Equatable, Hashable, Sendable {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
+        // The wire decoder has the parsed tree at hand: convert it instead of probing each type.
+        if let tree = decoder as? TreeDecoder {
+            self.init(tree.value)
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
         else if let value = try? container.decode(Bool.self) { self = .bool(value) }
@@ -28,6 +33,18 @@ public enum JSONValue: Codable, Equatable, Hashable, Sendable {
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
+        }
+    }
+
+    init(_ parsed: JSONParsed) {
+        switch parsed {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let value, _): self = .number(value)
+        case .string(let value): self = .string(value)
+        case .array(let items): self = .array(items.map(JSONValue.init))
+        case .object(let fields):
+            self = .object(Dictionary(fields.map { ($0.key, JSONValue($0.value)) }, uniquingKeysWith: { first, _ in first }))
         }
     }
 

@@ -14,7 +14,7 @@ public enum WireCodec {
             throw .invalid("malformed payload: expected a JSON object")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try JSONTreeDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw describe(error)
         } catch let error as CommandError {
