@@ -15,6 +15,10 @@ public final class ServiceWorker {
     public let stopper: Stopper
     private let handler: any RequestHandler
     private let logger: Logger
+    /// Batches committed and requests answered, logged when the worker stops (the mean batch size
+    /// says how much group commit amortizes).
+    private var batches = 0
+    private var answered = 0
 
     public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
         self.service = service
@@ -72,7 +76,8 @@ public final class ServiceWorker {
         }
         try? broker.send(WorkerMessage.disconnect.frames, wait: false)
         broker.close()
-        logger.info("worker stopped", ["service": service])
+        logger.info("worker stopped", ["service": service, "batches": batches, "requests": answered,
+                                       "batch.mean": batches == 0 ? 0 : answered / batches])
     }
 
     // MARK: events from the bus and timed work
@@ -139,6 +144,8 @@ public final class ServiceWorker {
         }
         guard !batch.isEmpty else { return .served(replied: false) }
         let replies = answer(batch.map(\.body))
+        batches += 1
+        answered += batch.count
         for (item, reply) in zip(batch, replies) {
             try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
         }
