@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Schema", path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
-        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo"],
+        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Client"],
                 path: "Shared/Runtime"),
         .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo"], path: "Shared/Client"),
 

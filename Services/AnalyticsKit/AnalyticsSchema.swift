@@ -111,5 +111,6 @@ enum AnalyticsSchema {
                 forgotten_at REAL NOT NULL
             ) WITHOUT ROWID;
             """),
+        Outbox.catchUpMigration,
     ]
 }

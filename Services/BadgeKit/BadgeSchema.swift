@@ -39,5 +39,6 @@ enum BadgeSchema {
             ) WITHOUT ROWID;
             CREATE INDEX forgotten_age ON forgotten (forgotten_at);
             """),
+        Outbox.catchUpMigration,
     ]
 }

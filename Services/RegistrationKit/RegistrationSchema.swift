@@ -41,5 +41,6 @@ enum RegistrationSchema {
                 PRIMARY KEY (registration_id, live_activity_id)
             );
             """),
+        Outbox.catchUpMigration,
     ]
 }

@@ -39,5 +39,6 @@ enum SchedulerSchema {
                 UNIQUE (registration_id, identifier)
             );
             """),
+        Outbox.catchUpMigration,
     ]
 }

@@ -47,5 +47,6 @@ enum TaggingSchema {
             CREATE INDEX subscriptions_by_device ON subscriptions (device, channel);
             CREATE INDEX subscriptions_by_expiry ON subscriptions (expires_at) WHERE expires_at IS NOT NULL;
             """),
+        Outbox.catchUpMigration,
     ]
 }

@@ -6,7 +6,6 @@ import ZeroMQ
 /// output, filtered to the handler's topics. Owned by the worker loop's thread.
 final class EventFollower {
     let socket: Socket
-    private var sequences = SequenceTracker()
     private let logger: Logger
 
     /// Nil when the handler follows no topic.
@@ -19,7 +18,7 @@ final class EventFollower {
         self.logger = logger
     }
 
-    /// Reads the events queued now (at most `limit`), noting any a publisher's numbering says were missed.
+    /// Reads the events queued now, at most `limit`.
     func take(limit: Int = 1024) throws -> [BusEvent] {
         var events: [BusEvent] = []
         while events.count < limit, let message = try socket.receive(wait: false) {
@@ -27,21 +26,10 @@ final class EventFollower {
                 logger.warning("malformed event dropped", ["frames": message.count])
                 continue
             }
-            if let header = try? JSONDecoder().decode(Header.self, from: message[1]) {
-                let missed = sequences.record(publisher: header.publisher, sequence: header.seq)
-                if missed > 0 {
-                    logger.warning("events missed", ["publisher": header.publisher, "missed": missed, "seq": header.seq])
-                }
-            }
             events.append(BusEvent(topic: topic, data: message[1]))
         }
         return events
     }
 
     func close() { socket.close() }
-
-    private struct Header: Decodable {
-        let publisher: String
-        let seq: Int64
-    }
 }

@@ -21,6 +21,17 @@ public final class Outbox {
         );
         """)
 
+    /// The table where a subscriber keeps, per publisher, the last event it applied (in the same
+    /// transaction as the event's effect, so each event applies exactly once), and an index to prune
+    /// old events by age. Every service lists it after its own migrations.
+    public static let catchUpMigration = Migration("events-2", """
+        CREATE TABLE event_cursors (
+            publisher TEXT PRIMARY KEY,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX outbox_by_time ON outbox (created_at);
+        """)
+
     public init(store: Store, publisher: String) throws {
         self.store = store
         self.publisher = publisher
@@ -49,6 +60,15 @@ public final class Outbox {
         guard let last = rows.last?[0].int else { return [] }
         published = Int64(last)
         return rows.map { (topic: $0[1].string ?? "", event: $0[2].data ?? Data()) }
+    }
+
+    /// Deletes events older than `cutoff` (Unix seconds), always keeping the newest, so numbering
+    /// carries on. Returns how many went.
+    @discardableResult
+    public func prune(before cutoff: Double) throws -> Int {
+        try store.write { db in
+            try db.run("DELETE FROM outbox WHERE created_at < ? AND seq < (SELECT MAX(seq) FROM outbox)", cutoff)
+        }
     }
 
     /// Events after `sequence` (for a subscriber catching up), at most `limit`.

@@ -35,10 +35,9 @@ public final class ServiceWorker {
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
         try events.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try events.connect(options.events)
-        let follower = try EventFollower(topics: handler.subscriptions, endpoint: options.eventsOut,
-                                         context: stopper.context, logger: logger)
+        let subscription = try EventSubscription(handler: handler, options: options, context: stopper.context, logger: logger)
         defer {
-            follower?.close()
+            subscription?.close()
             events.close()
             stop.close()
         }
@@ -48,8 +47,9 @@ public final class ServiceWorker {
         let heartbeat = Int64(options.heartbeatMilliseconds)
 
         while !stopper.isRequested {
-            var poller = Poller([broker, stop] + (follower.map { [$0.socket] } ?? []))
-            let ready = try poller.poll(timeout: Int(max(0, min(lastSent + heartbeat, nextTickTime()) - Clock.milliseconds())))
+            var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket] } ?? []))
+            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune)
+            let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
             if ready[1] { break }
             if ready[0] {
                 lastReceived = Clock.milliseconds()
@@ -58,8 +58,13 @@ public final class ServiceWorker {
                 case .disconnected: lastReceived = 0
                 }
             }
-            if let follower, ready[2] { apply(try follower.take(), events: events) }
+            if let subscription {
+                if ready[2] { try subscription.deliverQueued() }
+                subscription.catchUpIfDue()
+                publishCommittedEvents(events)
+            }
             runDueTick(events: events)
+            pruneIfDue()
             let now = Clock.milliseconds()
             if now - lastReceived > heartbeat * Int64(options.liveness) {
                 logger.warning("gateway lost, redialling", ["endpoint": options.broker])
@@ -80,25 +85,22 @@ public final class ServiceWorker {
                                        "batch.mean": batches == 0 ? 0 : answered / batches])
     }
 
-    // MARK: events from the bus and timed work
+    // MARK: timed work
 
-    /// Applies events in one transaction, each in its own savepoint, then publishes what they caused.
-    private func apply(_ busEvents: [BusEvent], events: Socket) {
-        guard !busEvents.isEmpty else { return }
+    /// Monotonic milliseconds of the next outbox pruning.
+    private var nextPrune: Int64 = 0
+
+    /// Deletes published events older than the retention, once a minute.
+    private func pruneIfDue() {
+        guard Clock.milliseconds() >= nextPrune else { return }
+        nextPrune = Clock.milliseconds() + 60_000
         do {
-            try handler.store.write { _ in
-                for event in busEvents {
-                    do {
-                        try handler.store.write { _ in try handler.apply(event) }
-                    } catch {
-                        logger.error("event not applied", ["topic": event.topic, "error": error])
-                    }
-                }
-            }
+            let cutoff = Date().timeIntervalSince1970 - Double(options.eventRetentionHours) * 3600
+            let pruned = try handler.outbox.prune(before: cutoff)
+            if pruned > 0 { logger.info("events pruned", ["count": pruned]) }
         } catch {
-            logger.error("event batch commit failed", ["error": error, "batch.size": busEvents.count])
+            logger.warning("event pruning failed", ["error": error])
         }
-        publishCommittedEvents(events)
     }
 
     /// Monotonic milliseconds at which the handler wants its next tick (far future when never).
@@ -175,6 +177,7 @@ public final class ServiceWorker {
             return WireCodec.errorReply(.invalid("a request body is two frames: command, JSON payload"))
         }
         let request = Request(command: command, payload: body[1])
+        if command == EventFetch.command { return fetchEvents(request) }
         do {
             let value = try handler.store.write { _ in try handler.handle(request) }
             return WireCodec.successReply(value, seq: request.seq)
@@ -184,6 +187,22 @@ public final class ServiceWorker {
         } catch {
             logger.error("request failed", ["command": command, "error": error])
             return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
+        }
+    }
+
+    /// `events.fetch`: a subscriber catching up reads this service's outbox.
+    private func fetchEvents(_ request: Request) -> Data {
+        do {
+            let fetch = try request.decode(EventFetch.self)
+            let limit = min(max(fetch.limit ?? EventFetch.maxLimit, 1), EventFetch.maxLimit)
+            let events = try handler.outbox.events(after: fetch.after, limit: limit).map {
+                FetchedEvent(topic: $0.topic, event: (try? JSONTreeDecoder().decode(JSONValue.self, from: $0.event)) ?? .null)
+            }
+            return WireCodec.successReply(FetchedEvents(events: events), seq: request.seq)
+        } catch let error as CommandError {
+            return WireCodec.errorReply(error, seq: request.seq)
+        } catch {
+            return WireCodec.errorReply(CommandError(.internalError, "events could not be read"), seq: request.seq)
         }
     }
 

@@ -13,6 +13,8 @@ public struct WorkerOptions: Sendable {
     public var logLevel: Logger.Level
     public var parentPID: String?
     public var shard = ShardLayout()
+    /// How long published events stay in the outbox for subscribers to catch up.
+    public var eventRetentionHours = 72
 
     public init(broker: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5557",
                 eventsOut: String = "tcp://127.0.0.1:5558", dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
@@ -38,6 +40,7 @@ public struct WorkerOptions: Sendable {
         Flag("reconnect-ms", default: "1000", help: "Pause before redialling a lost gateway, in milliseconds."),
         Flag("credit", default: "512", help: "Requests taken at once and committed in one transaction (group commit)."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        Flag("event-retention-hours", default: "72", help: "How long published events are kept for subscribers that missed them."),
         ParentWatch.flag,
     ] + ShardLayout.flags
 
@@ -53,6 +56,7 @@ public struct WorkerOptions: Sendable {
         logLevel = try flags.logLevel()
         parentPID = flags.optionalString(ParentWatch.flag.name)
         shard = try ShardLayout(flags)
+        eventRetentionHours = try flags.int("event-retention-hours", in: 1...87_600)
     }
 
     /// This shard's database in the data directory (created if needed); throws when the directory

@@ -16,6 +16,7 @@ final class ProbeHandler: RequestHandler {
     init(path: String, tickAt: Date) throws {
         store = try Store(path: path, migrations: [
             Outbox.migration, Migration("probe-1", "CREATE TABLE deleted (registration_id TEXT PRIMARY KEY)"),
+            Outbox.catchUpMigration,
         ])
         outbox = try Outbox(store: store, publisher: "probe")
         self.tickAt = tickAt
@@ -101,15 +102,74 @@ struct WorkerEventsTests {
     }
 }
 
-@Suite("sequence tracker")
-struct SequenceTrackerTests {
-    @Test func countsWhatWasSkipped() {
-        var tracker = SequenceTracker()
-        #expect(tracker.record(publisher: "a", sequence: 5) == 0, "the first event seen sets the start")
-        #expect(tracker.record(publisher: "a", sequence: 6) == 0)
-        #expect(tracker.record(publisher: "a", sequence: 9) == 2)
-        #expect(tracker.record(publisher: "b", sequence: 1) == 0)
-        #expect(tracker.record(publisher: "a", sequence: 7) == 0, "a late duplicate is not a gap")
-        #expect(tracker.record(publisher: "a", sequence: 10) == 0)
+/// Records, in order, every `device.registered` event it is given.
+final class RecorderHandler: RequestHandler {
+    let store: Store
+    let outbox: Outbox
+
+    init(path: String) throws {
+        store = try Store(path: path, migrations: [
+            Outbox.migration,
+            Migration("recorder-1", "CREATE TABLE applied (n INTEGER PRIMARY KEY, publisher TEXT NOT NULL, seq INTEGER NOT NULL)"),
+            Outbox.catchUpMigration,
+        ])
+        outbox = try Outbox(store: store, publisher: "recorder")
+    }
+
+    var subscriptions: [Topic] { [.deviceRegistered] }
+
+    func handle(_ request: Request) throws -> any Encodable { Empty() }
+
+    func apply(_ event: BusEvent) throws {
+        try store.write { db in try db.run("INSERT INTO applied (publisher, seq) VALUES (?, ?)", event.publisher ?? "", event.sequence ?? -1) }
+    }
+
+    func applied() throws -> [Int] {
+        try store.read { db in try db.rows("SELECT seq FROM applied ORDER BY n").compactMap { $0[0].int } }
+    }
+}
+
+@Suite("reliable events (integration)", .serialized)
+struct ReliableEventsTests {
+    /// Runs a recorder worker on its own thread until the returned stop function is called.
+    func startRecorder(_ stack: TestStack, path: String) throws -> (RecorderHandler, () -> Void) {
+        let handler = try RecorderHandler(path: path)
+        let options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
+                                    heartbeatMilliseconds: 200, credit: 8)
+        nonisolated(unsafe) let worker = ServiceWorker(service: "recorder", options: options, handler: handler,
+                                                       context: stack.context, logger: Logger(label: "recorder", level: .critical))
+        let finished = DispatchSemaphore(value: 0)
+        Thread { try? worker.run(); finished.signal() }.start()
+        try stack.waitForService("recorder")
+        return (handler, { worker.stopper.request(); finished.wait() })
+    }
+
+    @Test func aSubscriberCutOffMidStreamEndsWithEveryEventInOrder() throws {
+        let stack = try TestStack().start()
+        let client = try stack.client()
+        let path = "\(stack.dataDirectory)/recorder.sqlite"
+        var (recorder, stop) = try startRecorder(stack, path: path)
+        for _ in 0..<150 { _ = try client.register() }
+        stop()                                   // cut off mid-stream: these are published while it is away
+        for _ in 0..<150 { _ = try client.register() }
+        (recorder, stop) = try startRecorder(stack, path: path)
+        defer { stop() }
+        for _ in 0..<100 { _ = try client.register() }
+
+        let deadline = Date().addingTimeInterval(20)
+        while try recorder.applied().count < 400 && Date() < deadline { usleep(50_000) }
+        let applied = try recorder.applied()
+        #expect(applied == Array(1...400), "every event once, in order (\(applied.count) applied)")
+    }
+
+    @Test func publishedEventsArePrunedAfterTheRetentionButNumberingGoesOn() throws {
+        let store = try Store(path: TestPaths.temporaryDirectory("prune") + "/p.sqlite",
+                              migrations: [Outbox.migration, Outbox.catchUpMigration])
+        let outbox = try Outbox(store: store, publisher: "p")
+        for _ in 0..<5 { try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) } }
+        #expect(try outbox.prune(before: Date().timeIntervalSince1970 + 1) == 4, "the newest stays")
+        try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
+        let left = try outbox.events(after: 0, limit: 10).map { try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence }
+        #expect(left == [5, 6])
     }
 }

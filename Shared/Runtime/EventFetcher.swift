@@ -1,0 +1,23 @@
+import Client
+import Foundation
+import Schema
+import ZeroMQ
+
+/// Asks a publisher for events a subscriber missed (`events.fetch` to the publisher's MDP service).
+/// Owned by the worker loop's thread; a publisher that does not answer in time gives nil.
+final class EventFetcher {
+    private let client: MajordomoClient
+
+    init(endpoint: String, context: Context, timeoutMilliseconds: Int = 2000) throws {
+        client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// The publisher's events after `sequence`, oldest first; nil when it could not be asked.
+    func fetch(from publisher: String, after sequence: Int64, limit: Int = EventFetch.maxLimit) -> [BusEvent]? {
+        let request = WireCodec.encode(EventFetch(after: sequence, limit: limit))
+        guard let body = try? client.request(publisher, [Data(EventFetch.command.utf8), request]), body.count == 1,
+              let reply = try? JSONTreeDecoder().decode(Reply<FetchedEvents>.self, from: body[0]),
+              let fetched = reply.body else { return nil }
+        return fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Schema
+import SQLite
+import ZeroMQ
+
+/// Delivers other services' events to a handler exactly once and in order per publisher. The last
+/// sequence applied from each publisher is kept in the handler's database, written in the same
+/// transaction as the event's effect. An event past a gap (missed on the bus, or sent while this
+/// service was down) first fetches the missing ones from the publisher's outbox; if the publisher
+/// cannot answer, the publisher is marked lagging and retried every `retryMilliseconds`, and nothing
+/// past the gap is applied before the gap is filled. Owned by the worker loop's thread.
+final class EventSubscription {
+    let follower: EventFollower
+    private let fetcher: EventFetcher
+    private let handler: any RequestHandler
+    private let logger: Logger
+    private let cursors = EventCursors()
+    private let topics: Set<String>
+    /// Publishers whose events this service may have missed; at start, every publisher it knows.
+    private var lagging: Set<String>
+    private var nextRetry: Int64 = 0
+    static let retryMilliseconds: Int64 = 2000
+
+    /// Nil when the handler follows no topic.
+    init?(handler: any RequestHandler, options: WorkerOptions, context: Context, logger: Logger) throws {
+        guard let follower = try EventFollower(topics: handler.subscriptions, endpoint: options.eventsOut,
+                                               context: context, logger: logger) else { return nil }
+        self.follower = follower
+        self.handler = handler
+        self.logger = logger
+        topics = Set(handler.subscriptions.map(\.rawValue))
+        fetcher = try EventFetcher(endpoint: options.broker, context: context)
+        lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) })
+    }
+
+    func close() { follower.close() }
+
+    /// Applies the events queued on the bus in one transaction.
+    func deliverQueued() throws {
+        let events = try follower.take()
+        guard !events.isEmpty else { return }
+        commit { db in
+            for event in events { try self.deliver(event, db) }
+        }
+    }
+
+    /// Fetches what lagging publishers hold for us, at most every `retryMilliseconds`.
+    func catchUpIfDue() {
+        guard !lagging.isEmpty, Clock.milliseconds() >= nextRetry else { return }
+        nextRetry = Clock.milliseconds() + Self.retryMilliseconds
+        commit { db in
+            for publisher in self.lagging.sorted() where try self.catchUp(publisher, db, through: nil) {
+                self.lagging.remove(publisher)
+            }
+        }
+    }
+
+    /// Monotonic milliseconds of the next catch-up attempt, or nil when nothing lags.
+    var nextCatchUp: Int64? { lagging.isEmpty ? nil : nextRetry }
+
+    private func commit(_ body: @escaping (Database) throws -> Void) {
+        do {
+            try handler.store.write { db in try body(db) }
+        } catch {
+            logger.error("events not applied", ["error": error])
+        }
+    }
+
+    private func deliver(_ event: BusEvent, _ db: Database) throws {
+        guard let publisher = event.publisher, let sequence = event.sequence else {
+            try apply(event)
+            return
+        }
+        let last = try cursors.last(db, publisher: publisher)
+        guard sequence > last else { return }
+        if sequence > last + 1 {
+            guard try catchUp(publisher, db, through: sequence - 1) else {
+                if lagging.insert(publisher).inserted {
+                    logger.warning("events missed, catching up later", ["publisher": publisher, "after": last, "seq": sequence])
+                }
+                return
+            }
+        }
+        try apply(event)
+        try cursors.set(db, publisher: publisher, sequence: sequence)
+    }
+
+    /// Fetches and applies the publisher's events after our cursor, through `last` (or all it has).
+    /// Returns whether it got that far.
+    private func catchUp(_ publisher: String, _ db: Database, through last: Int64?) throws -> Bool {
+        while true {
+            let cursor = try cursors.last(db, publisher: publisher)
+            if let last, cursor >= last { return true }
+            guard let batch = fetcher.fetch(from: publisher, after: cursor) else { return false }
+            guard !batch.isEmpty else { return last == nil }
+            for event in batch {
+                guard let sequence = event.sequence, sequence > cursor else { continue }
+                if let last, sequence > last { return true }
+                if topics.contains(event.topic) { try apply(event) }
+                try cursors.set(db, publisher: publisher, sequence: sequence)
+            }
+        }
+    }
+
+    /// Runs the handler on one event in its own savepoint. An event the handler cannot apply is
+    /// logged and passed over, so one bad event never stops the stream.
+    private func apply(_ event: BusEvent) throws {
+        do {
+            try handler.store.write { _ in try handler.apply(event) }
+        } catch {
+            logger.error("event not applied", ["topic": event.topic, "publisher": event.publisher ?? "?", "error": error])
+        }
+    }
+}
