@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
+        .executable(name: "pushbus-fuzz", targets: ["pushbus-fuzz"]),
     ],
     targets: [
         // C libraries from Debian, through module maps.
@@ -57,6 +58,8 @@ let package = Package(
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
         .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime"], path: "Tools/ReplayKit"),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema"], path: "Tools/Replay"),
+        .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit"], path: "Tools/FuzzKit"),
+        .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema"], path: "Tools/Fuzz"),
 
         // Benchmarks: executables, never tests (`make bench`).
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
@@ -76,7 +79,7 @@ let package = Package(
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit", "BadgeKit"],
+                                   "SchedulerKit", "BadgeKit", "FuzzKit"],
                     path: "Tests/PushBusTests"),
     ]
 )
