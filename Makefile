@@ -3,7 +3,7 @@ SWIFT ?= swift
 JOBS ?= 2
 ARGS ?=
 
-.PHONY: deps test-deps build release run test bench clean
+.PHONY: deps test-deps build release run test bench fuzz clean
 
 deps:
 	@./Tools/install-deps.sh
@@ -33,6 +33,10 @@ bench: release
 	.build/release/bench-badge
 	.build/release/bench-scheduler
 	.build/release/bench-analytics
+
+# libFuzzer (with AddressSanitizer) on the frame and payload decoders, for a bounded time.
+fuzz: deps
+	./Tools/fuzz.sh 60
 
 clean:
 	rm -rf .build
