@@ -25,6 +25,9 @@ public final class Broker {
     /// App-wide queries waiting for their shards' replies.
     private var gathers: [UInt64: Gather] = [:]
     private var roundRobin = 0
+    private lazy var appRate = AppRateLimit(perSecond: options.appRate)
+    /// Body frames a request may have; device commands have two.
+    static let maxBodyFrames = 16
 
     /// Distinct service names kept at once, so garbage names cannot grow memory without bound.
     static let maxServices = 1024
@@ -42,6 +45,11 @@ public final class Broker {
         let context = stopper.context
         let stop = try stopper.makeReceiver()
         router = try Socket(context, .router)
+        if let path = options.curveSecretFile {
+            let keys = try CurveKeys(secretKey: try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+            try router.makeCurveServer(keys)
+            logger.info("requests need CURVE", ["public.key": keys.publicKey])
+        }
         try router.setHighWaterMarks(send: 100_000, receive: 100_000)
         try router.setMaxMessageSize(Int64(options.maxRequestBytes) * 4)
         try router.bind(options.endpoint)
@@ -122,6 +130,15 @@ public final class Broker {
         let seq = { request.body.last.flatMap(WireCodec.seq(of:)) }
         guard request.body.reduce(0, { $0 + $1.count }) <= options.maxRequestBytes else {
             refuse(sender, request, .invalid("request is over the \(options.maxRequestBytes)-byte limit"), seq: nil)
+            return
+        }
+        guard request.body.count <= Self.maxBodyFrames else {
+            refuse(sender, request, .invalid("request has \(request.body.count) frames; at most \(Self.maxBodyFrames)"), seq: nil)
+            return
+        }
+        if options.appRate > 0, request.body.count == 2, !appRate.allow(payload: request.body[1], now: Clock.milliseconds()) {
+            refuse(sender, request, CommandError(.tooFrequent, "more than \(options.appRate) requests a second from this app, slow down"),
+                   seq: seq())
             return
         }
         var target = request.service

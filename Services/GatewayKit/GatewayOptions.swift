@@ -13,6 +13,10 @@ public struct GatewayOptions: Sendable {
     public var logLevel = Logger.Level.info
     /// Where to record every device command and its reply (JSON lines), or nil.
     public var recordPath: String?
+    /// A file holding the CURVE secret key (Z85); when set, the request endpoint requires CURVE.
+    public var curveSecretFile: String?
+    /// Requests per second one app may send (0 = no limit); past it, code 6011.
+    public var appRate = 0
     /// Shards per service; a sharded service's workers announce `service/k`.
     public var shards = ShardMap()
     public var parentPID: String?
@@ -30,6 +34,8 @@ public struct GatewayOptions: Sendable {
         Flag("max-request-bytes", default: "1048576", help: "Largest request accepted; a larger one gets code 6017."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
         Flag("shards", default: "", help: "Shards per service, e.g. tagging=2,badge=2; must match what the launcher starts."),
+        Flag("curve-secret-file", default: nil, help: "File with the CURVE secret key (Z85); the request endpoint then requires CURVE."),
+        Flag("app-rate", default: "0", help: "Requests per second one app_key may send (0 = no limit); past it, code 6011."),
         Flag("record", default: nil, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),
         ParentWatch.flag,
     ]
@@ -47,5 +53,7 @@ public struct GatewayOptions: Sendable {
         parentPID = flags.optionalString(ParentWatch.flag.name)
         recordPath = flags.optionalString("record")
         shards = try ShardMap(parsing: flags.string("shards"))
+        curveSecretFile = flags.optionalString("curve-secret-file")
+        appRate = try flags.int("app-rate", in: 0...10_000_000)
     }
 }

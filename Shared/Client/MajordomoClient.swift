@@ -8,14 +8,17 @@ import ZeroMQ
 public final class MajordomoClient {
     public let endpoint: String
     public var timeoutMilliseconds: Int
+    /// The gateway's CURVE public key when its endpoint requires encryption.
+    public let serverKey: String?
     private let context: Context
     private var socket: Socket
 
-    public init(endpoint: String, context: Context, timeoutMilliseconds: Int = 10_000) throws {
+    public init(endpoint: String, context: Context, timeoutMilliseconds: Int = 10_000, serverKey: String? = nil) throws {
         self.endpoint = endpoint
         self.context = context
         self.timeoutMilliseconds = timeoutMilliseconds
-        socket = try Self.dial(endpoint, context)
+        self.serverKey = serverKey
+        socket = try Self.dial(endpoint, context, serverKey: serverKey)
     }
 
     deinit { socket.close() }
@@ -26,7 +29,7 @@ public final class MajordomoClient {
         var poller = Poller([socket])
         guard try poller.poll(timeout: timeoutMilliseconds)[0], let message = try socket.receive() else {
             socket.close()
-            socket = try Self.dial(endpoint, context)
+            socket = try Self.dial(endpoint, context, serverKey: serverKey)
             throw ClientError.timeout(milliseconds: timeoutMilliseconds)
         }
         let reply: ClientMessage
@@ -59,8 +62,9 @@ public final class MajordomoClient {
         return body.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
     }
 
-    private static func dial(_ endpoint: String, _ context: Context) throws -> Socket {
+    private static func dial(_ endpoint: String, _ context: Context, serverKey: String?) throws -> Socket {
         let socket = try Socket(context, .dealer)
+        if let serverKey { try socket.makeCurveClient(serverKey: serverKey) }
         try socket.connect(endpoint)
         return socket
     }

@@ -8,8 +8,9 @@ import ZeroMQ
 final class EventFetcher {
     private let client: MajordomoClient
 
-    init(endpoint: String, context: Context, timeoutMilliseconds: Int = 2000) throws {
-        client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds)
+    init(endpoint: String, context: Context, timeoutMilliseconds: Int = 2000, serverKey: String? = nil) throws {
+        client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds,
+                                     serverKey: serverKey)
     }
 
     /// The publisher's events after `sequence`, oldest first; nil when it could not be asked.

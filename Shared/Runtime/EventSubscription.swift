@@ -29,7 +29,7 @@ final class EventSubscription {
         self.handler = handler
         self.logger = logger
         topics = Set(handler.subscriptions.map(\.rawValue))
-        fetcher = try EventFetcher(endpoint: options.broker, context: context)
+        fetcher = try EventFetcher(endpoint: options.broker, context: context, serverKey: options.curveServerKey)
         lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) })
     }
 

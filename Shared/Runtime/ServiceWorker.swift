@@ -218,6 +218,7 @@ public final class ServiceWorker {
 
     private func dial() throws -> Socket {
         let socket = try Socket(stopper.context, .dealer)
+        if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
         try socket.connect(options.broker)
         try socket.send(WorkerMessage.ready(service: service, credit: options.credit).frames)
         logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])

@@ -13,6 +13,8 @@ public struct WorkerOptions: Sendable {
     public var logLevel: Logger.Level
     public var parentPID: String?
     public var shard = ShardLayout()
+    /// The gateway's CURVE public key when its request endpoint requires encryption.
+    public var curveServerKey: String?
     /// How long published events stay in the outbox for subscribers to catch up.
     public var eventRetentionHours = 72
 
@@ -40,6 +42,7 @@ public struct WorkerOptions: Sendable {
         Flag("reconnect-ms", default: "1000", help: "Pause before redialling a lost gateway, in milliseconds."),
         Flag("credit", default: "512", help: "Requests taken at once and committed in one transaction (group commit)."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        Flag("curve-server-key", default: nil, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
         Flag("event-retention-hours", default: "72", help: "How long published events are kept for subscribers that missed them."),
         ParentWatch.flag,
     ] + ShardLayout.flags
@@ -57,6 +60,7 @@ public struct WorkerOptions: Sendable {
         parentPID = flags.optionalString(ParentWatch.flag.name)
         shard = try ShardLayout(flags)
         eventRetentionHours = try flags.int("event-retention-hours", in: 1...87_600)
+        curveServerKey = flags.optionalString("curve-server-key")
     }
 
     /// This shard's database in the data directory (created if needed); throws when the directory

@@ -12,10 +12,22 @@ final class Launcher: @unchecked Sendable {
     private let output: PrefixedOutput
     private let children: [Child]
     private let stopped = DispatchSemaphore(value: 0)
+    /// The gateway's public key when requests need CURVE.
+    private let serverKey: String?
 
-    init(options: LauncherOptions, binDirectory: String) {
+    init(options: LauncherOptions, binDirectory: String) throws {
         self.options = options
         self.binDirectory = binDirectory
+        var gatewayCurve: [String] = []
+        var serviceCurve: [String] = []
+        if options.curve {
+            let file = try CurveKeyFile.load(dataDirectory: options.dataDirectory)
+            gatewayCurve = ["--curve-secret-file", file.path]
+            serviceCurve = ["--curve-server-key", file.keys.publicKey]
+            serverKey = file.keys.publicKey
+        } else {
+            serverKey = nil
+        }
         let names = ["gateway"] + options.services.flatMap { service in
             (0..<options.shardCount(service)).map { ShardHash.serviceName(service.name, shard: $0, of: options.shardCount(service)) }
         }
@@ -23,8 +35,8 @@ final class Launcher: @unchecked Sendable {
         let level = ["--log-level", options.logLevel, "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
                               arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
-                                              "--events-out", options.eventsOutEndpoint,
-                                          "--events-out", options.eventsOutEndpoint, "--shards", options.shardFlag] + level,
+                                          "--events-out", options.eventsOutEndpoint, "--shards", options.shardFlag]
+                                  + gatewayCurve + level,
                               output: output)]
         for service in options.services {
             let count = options.shardCount(service)
@@ -33,7 +45,7 @@ final class Launcher: @unchecked Sendable {
                                       executable: "\(binDirectory)/\(service.name)",
                                       arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
                                                   "--events-out", options.eventsOutEndpoint, "--data-dir", options.dataDirectory,
-                                                  "--shard", String(shard), "--shards", String(count)] + level,
+                                                  "--shard", String(shard), "--shards", String(count)] + serviceCurve + level,
                                       output: output))
             }
         }
@@ -57,7 +69,7 @@ final class Launcher: @unchecked Sendable {
         let deadline = Clock.milliseconds() + Int64(options.readyTimeoutMilliseconds)
         do {
             let client = try MajordomoClient(endpoint: options.requestEndpoint, context: try Context(),
-                                             timeoutMilliseconds: 250)
+                                             timeoutMilliseconds: 250, serverKey: serverKey)
             var waiting = options.services
             while !waiting.isEmpty && Clock.milliseconds() < deadline {
                 waiting = waiting.filter { ((try? client.serviceStatus($0.name)) ?? "") != "200" }
@@ -65,7 +77,8 @@ final class Launcher: @unchecked Sendable {
             }
             if waiting.isEmpty {
                 output.say("pushbus: ready: requests \(options.requestEndpoint), events out \(options.eventsOutEndpoint), "
-                           + "services \(options.services.map(\.name).joined(separator: ",")), data \(options.dataDirectory)")
+                           + "services \(options.services.map(\.name).joined(separator: ",")), data \(options.dataDirectory)"
+                           + (serverKey.map { ", CURVE server key \($0)" } ?? ""))
             } else {
                 output.say("pushbus: not ready after \(options.readyTimeoutMilliseconds) ms: "
                            + "no workers for \(waiting.map(\.name).joined(separator: ","))")

@@ -11,6 +11,8 @@ struct LauncherOptions {
     var readyTimeoutMilliseconds: Int
     var services: [Service]
     var shards: [Service: Int] = [:]
+    /// Require CURVE on the request endpoint, with the key pair kept in the data directory.
+    var curve: Bool
 
     static let flags: [Flag] = [
         Flag("data-dir", default: "./data", help: "Directory for every service's database."),
@@ -18,6 +20,7 @@ struct LauncherOptions {
         Flag("base-port", default: "5555", help: "Requests on N, metrics N+1, events in N+2, events out N+3."),
         Flag("services", default: "all", help: "Comma-separated services to run, or all (those built)."),
         Flag("shards", default: "", help: "Shards per stateful service, e.g. tagging=2,badge=2 (the rest run one)."),
+        .switch("curve", help: "Require CURVE encryption on the request endpoint (key pair kept in <data-dir>/curve.secret)."),
         Flag("ready-timeout-ms", default: "60000", help: "How long to wait for every service to answer MMI."),
         Flag("log-level", default: "info", help: "Passed to every child: trace, debug, info, notice, warning or error."),
     ]
@@ -29,6 +32,7 @@ struct LauncherOptions {
         logLevel = flags.string("log-level")
         _ = try flags.logLevel()
         readyTimeoutMilliseconds = try flags.int("ready-timeout-ms", in: 100...3_600_000)
+        curve = flags.bool("curve")
         for pair in flags.string("shards").split(separator: ",") {
             let parts = pair.split(separator: "=")
             guard parts.count == 2, let service = Service(rawValue: String(parts[0])), let count = Int(parts[1]),

@@ -13,6 +13,7 @@ struct PushCtl {
         Flag("platform", default: "ios", help: "Platform for register."),
         Flag("device-id", default: nil, help: "Stable install id for register (same id, same registration ID)."),
         Flag("timeout-ms", default: "10000", help: "How long to wait for a reply, in milliseconds."),
+        Flag("curve-server-key", default: nil, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
         .switch("json", help: "Print the raw JSON reply instead of key: value lines."),
     ]
 
@@ -39,7 +40,8 @@ struct PushCtl {
     init(flags: Flags) throws {
         self.flags = flags
         client = try MajordomoClient(endpoint: flags.string("endpoint"), context: try Context(),
-                                     timeoutMilliseconds: try flags.int("timeout-ms", in: 1...3_600_000))
+                                     timeoutMilliseconds: try flags.int("timeout-ms", in: 1...3_600_000),
+                                     serverKey: flags.optionalString("curve-server-key"))
     }
 
     func run(_ words: [String]) throws -> Int32 {

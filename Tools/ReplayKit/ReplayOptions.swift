@@ -13,9 +13,11 @@ public struct ReplayOptions: Sendable {
     public var timeoutMilliseconds: Int
     /// Print a progress line every second to stderr.
     public var progress: Bool
+    /// The gateway's CURVE public key when its endpoint requires encryption.
+    public var serverKey: String?
 
     public init(endpoint: String, window: Int = 256, connections: Int = 4, speed: Double? = 1, verify: Bool = false,
-                timeoutMilliseconds: Int = 30_000, progress: Bool = true) {
+                timeoutMilliseconds: Int = 30_000, progress: Bool = true, serverKey: String? = nil) {
         self.endpoint = endpoint
         self.window = window
         self.connections = connections
@@ -23,5 +25,6 @@ public struct ReplayOptions: Sendable {
         self.verify = verify
         self.timeoutMilliseconds = timeoutMilliseconds
         self.progress = progress
+        self.serverKey = serverKey
     }
 }

@@ -42,6 +42,7 @@ public final class Replayer {
         let sockets = try (0..<options.connections).map { _ -> Socket in
             let socket = try Socket(context, .dealer)
             try socket.setHighWaterMarks(send: 0, receive: 0)
+            if let key = options.serverKey { try socket.makeCurveClient(serverKey: key) }
             try socket.connect(options.endpoint)
             return socket
         }

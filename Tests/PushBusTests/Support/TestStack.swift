@@ -12,6 +12,8 @@ final class TestStack: @unchecked Sendable {
     let eventsOutPort = Ports.free()
     let dataDirectory = TestPaths.temporaryDirectory("stack")
     let context: Context
+    /// The gateway's CURVE public key, when the test runs it with encryption.
+    var serverKey: String?
     var gateway: RunningProcess?
     var services: [String: RunningProcess] = [:]
     let gatewayArguments: [String]
@@ -66,7 +68,7 @@ final class TestStack: @unchecked Sendable {
     }
 
     private func waitForStatus(_ name: String, _ status: String, within seconds: Double) throws {
-        let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 200)
+        let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 200, serverKey: serverKey)
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if (try? client.serviceStatus(name)) == status { return }
@@ -76,7 +78,7 @@ final class TestStack: @unchecked Sendable {
     }
 
     func client(timeoutMilliseconds: Int = 10_000) throws -> MajordomoClient {
-        try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds)
+        try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds, serverKey: serverKey)
     }
 }
 

@@ -1,0 +1,36 @@
+import Foundation
+import Schema
+
+/// Requests per second per app at the gateway: a token bucket per `app_key` holding one second's
+/// worth of requests, so a short burst passes and a sustained excess gets code 6011.
+struct AppRateLimit {
+    let perSecond: Double
+    private var buckets: [String: (tokens: Double, at: Int64)] = [:]
+
+    init(perSecond: Int) { self.perSecond = Double(perSecond) }
+
+    /// Takes a token for the app named in `payload` at monotonic millisecond `now`; false when none is left.
+    /// A payload without an app_key is not limited here (the service refuses it with 1005).
+    mutating func allow(payload: Data, now: Int64) -> Bool {
+        guard let appKey = (try? JSONTreeDecoder().decode(AppKeyOnly.self, from: payload))?.appKey else { return true }
+        var bucket = buckets[appKey] ?? (perSecond, now)
+        bucket.tokens = min(perSecond, bucket.tokens + Double(now - bucket.at) * perSecond / 1000)
+        bucket.at = now
+        guard bucket.tokens >= 1 else {
+            buckets[appKey] = bucket
+            return false
+        }
+        bucket.tokens -= 1
+        buckets[appKey] = bucket
+        if buckets.count > 100_000 { buckets = buckets.filter { now - $0.value.at < 10_000 } }
+        return true
+    }
+
+    private struct AppKeyOnly: Decodable {
+        let appKey: String?
+        enum CodingKeys: String, CodingKey { case appKey = "app_key" }
+        init(from decoder: any Decoder) throws {
+            appKey = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .appKey)
+        }
+    }
+}
