@@ -21,23 +21,26 @@ let package = Package(
                        providers: [.apt(["libzmq3-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Shared/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
 
         // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime / client.
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Schema", path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
-        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Client"],
+        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Client", "Credentials"],
                 path: "Shared/Runtime"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo"], path: "Shared/Client"),
+        .target(name: "Credentials", dependencies: ["CCrypto"], path: "Shared/Credentials"),
+        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
 
         // Services: a library with the logic, a thin executable.
-        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime"],
+        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Credentials"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
-        .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime"],
+        .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
                 path: "Services/RegistrationKit"),
-        .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime"],
+        .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Credentials"],
                           path: "Services/Registration"),
         .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime"],
                 path: "Services/AnalyticsKit"),
@@ -54,11 +57,13 @@ let package = Package(
         .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime"], path: "Services/Badge"),
 
         // Tools.
-        .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime"], path: "Tools/PushCtl"),
+        .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
-        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime"], path: "Tools/ReplayKit"),
-        .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema"], path: "Tools/Replay"),
-        .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit"], path: "Tools/FuzzKit"),
+        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
+                path: "Tools/ReplayKit"),
+        .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
+        .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
+                path: "Tools/FuzzKit"),
         .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema"], path: "Tools/Fuzz"),
 
         // Benchmarks: executables, never tests (`make bench`).

@@ -25,7 +25,7 @@ start_stack() {
     for _ in $(seq 1 300); do grep -q "pushbus: ready" "$work/stack.log" && return 0; sleep 0.1; done
     echo "stack did not start" >&2; cat "$work/stack.log" >&2; exit 1
 }
-replay() { "$bin/pushbus-replay" run --endpoint tcp://127.0.0.1:18555 --quiet --json "$@"; }
+replay() { "$bin/pushbus-replay" run --endpoint tcp://127.0.0.1:18555 --data-dir "$work/data" --quiet --json "$@"; }
 
 start_stack tagging=1
 peak=$(replay --file "$work/load.jsonl" --speed max --window 2048 --connections 4)

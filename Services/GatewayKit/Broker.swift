@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Majordomo
 import Runtime
@@ -15,6 +16,7 @@ public final class Broker {
     private let logger: Logger
 
     private var router: Socket!
+    private var authenticator: Authenticator!
     private var recorder: Recorder?
     private var requests: [UInt64: PendingRequest] = [:]
     private var deadlines: [(id: UInt64, at: Int64)] = []
@@ -44,6 +46,7 @@ public final class Broker {
     public func run() throws {
         let context = stopper.context
         let stop = try stopper.makeReceiver()
+        authenticator = Authenticator(secrets: try Secrets.load(directory: options.dataDirectory))
         router = try Socket(context, .router)
         if let path = options.curveSecretFile {
             let keys = try CurveKeys(secretKey: try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
@@ -122,10 +125,23 @@ public final class Broker {
         }
     }
 
-    private func handleClient(_ sender: Data, _ request: ClientMessage) {
-        if request.service.hasPrefix(MDP.mmiPrefix) {
-            answerMMI(sender, request)
+    private func handleClient(_ sender: Data, _ signed: ClientMessage) {
+        if signed.service.hasPrefix(MDP.mmiPrefix) {
+            answerMMI(sender, signed)
             return
+        }
+        guard signed.body.reduce(0, { $0 + $1.count }) <= options.maxRequestBytes else {
+            refuse(sender, signed, .invalid("request is over the \(options.maxRequestBytes)-byte limit"), seq: nil)
+            return
+        }
+        var request = signed
+        if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
+            switch authenticator.check(command: command, body: request.body, now: Int64(Date().timeIntervalSince1970)) {
+            case .success(let body): request.body = body
+            case .failure(let error):
+                refuse(sender, request, error, seq: request.body.count > 1 ? WireCodec.seq(of: request.body[1]) : nil)
+                return
+            }
         }
         let seq = { request.body.last.flatMap(WireCodec.seq(of:)) }
         guard request.body.reduce(0, { $0 + $1.count }) <= options.maxRequestBytes else {

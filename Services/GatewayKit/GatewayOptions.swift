@@ -19,6 +19,8 @@ public struct GatewayOptions: Sendable {
     public var appRate = 0
     /// Shards per service; a sharded service's workers announce `service/k`.
     public var shards = ShardMap()
+    /// Where `admin.secret` and `server.key` live (made at first start).
+    public var dataDirectory = "./data"
     public var parentPID: String?
 
     public init() {}
@@ -33,6 +35,7 @@ public struct GatewayOptions: Sendable {
         Flag("queue-limit", default: "10000", help: "Requests waiting per service; beyond it the client gets code 6002 at once."),
         Flag("max-request-bytes", default: "1048576", help: "Largest request accepted; a larger one gets code 6017."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        Flag("data-dir", default: "./data", help: "Directory of admin.secret and server.key, which check signed requests."),
         Flag("shards", default: "", help: "Shards per service, e.g. tagging=2,badge=2; must match what the launcher starts."),
         Flag("curve-secret-file", default: nil, help: "File with the CURVE secret key (Z85); the request endpoint then requires CURVE."),
         Flag("app-rate", default: "0", help: "Requests per second one app_key may send (0 = no limit); past it, code 6011."),
@@ -54,6 +57,7 @@ public struct GatewayOptions: Sendable {
         recordPath = flags.optionalString("record")
         shards = try ShardMap(parsing: flags.string("shards"))
         curveSecretFile = flags.optionalString("curve-secret-file")
+        dataDirectory = flags.string("data-dir")
         appRate = try flags.int("app-rate", in: 0...10_000_000)
     }
 }

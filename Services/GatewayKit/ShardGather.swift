@@ -1,17 +1,10 @@
 import Foundation
+import Runtime
 import Schema
 
 /// Queries that span every shard of a service: how the gateway splits the request and merges the
 /// replies. An audience is paged across shards with a cursor that holds each shard's own cursor.
 enum ShardGather {
-    /// Commands that name no single device and so go to every shard.
-    static func isAppWide(_ command: Command) -> Bool {
-        switch command {
-        case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .statsMessage, .statsEvents: true
-        default: false
-        }
-    }
-
     /// One payload per shard; nil where a shard has nothing to do for this request.
     static func split(_ command: Command, payload: Data, count: Int) -> [Data?] {
         guard case .object(var fields)? = try? JSONDecoder().decode(JSONValue.self, from: payload) else {
@@ -20,6 +13,11 @@ enum ShardGather {
         }
         if command == .audienceResolve {
             return splitAudience(fields, count: count)
+        }
+        if command == .appCreate, fields["app_key"] == nil {
+            // The shards must agree on the new app's key, so the gateway draws it.
+            fields["app_key"] = .string(RandomKey.hex(bytes: 12))
+            return Array(repeating: WireCodec.encode(JSONValue.object(fields)), count: count)
         }
         if case .array(let ids)? = fields["registration_ids"] {
             var parts = Array(repeating: [JSONValue](), count: count)

@@ -9,7 +9,7 @@ enum ShardRoute: Equatable {
 
     /// Routes `command` with `payload` over `count` shards of its service.
     static func route(_ command: Command, payload: Data, count: Int, next: () -> Int) -> ShardRoute {
-        if ShardGather.isAppWide(command) {
+        if command.isAppWide {
             return .all(parts: ShardGather.split(command, payload: payload, count: count))
         }
         let keys = (try? JSONDecoder().decode(Keys.self, from: payload)) ?? Keys()
@@ -19,7 +19,8 @@ enum ShardRoute: Equatable {
             // No ID yet: the install's key picks the shard, and the shard gives out an ID that hashes to it.
             key = keys.deviceID.flatMap { device in keys.appKey.map { ShardHash.installKey(appKey: $0, deviceID: device) } }
         case .appCreate:
-            return .one(shard: 0)
+            // Every shard registers devices of every app, so each one learns of the app.
+            return .all(parts: ShardGather.split(command, payload: payload, count: count))
         default:
             key = command.service == .analytics ? (keys.euid ?? keys.registrationID) : keys.registrationID
         }

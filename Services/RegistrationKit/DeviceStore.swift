@@ -6,9 +6,13 @@ import SQLite
 /// The registration service's queries. Every method runs on the `Database` of the caller's
 /// transaction; none opens one of its own.
 struct DeviceStore {
-    func insertApp(_ db: Database, appKey: String, name: String, masterSecret: String, now: Double) throws {
-        try db.run("INSERT INTO apps (app_key, name, master_secret, created_at) VALUES (?, ?, ?, ?)",
-                   appKey, name, masterSecret, now)
+    /// Records an app. Its master secret is derived from server.key, never stored.
+    func insertApp(_ db: Database, appKey: String, name: String, now: Double) throws {
+        try db.run("INSERT INTO apps (app_key, name, master_secret, created_at) VALUES (?, ?, '', ?)", appKey, name, now)
+    }
+
+    func appExists(_ db: Database, appKey: String) throws -> Bool {
+        try db.value("SELECT 1 FROM apps WHERE app_key = ?", appKey) != .null
     }
 
     /// The registration ID already issued to this app's install, if any.

@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -13,12 +14,15 @@ public final class RegistrationHandler: RequestHandler {
     private let clock: @Sendable () -> Double
     /// The shard this handler serves; the registration IDs it gives out hash to it.
     private let shard: ShardLayout
+    /// Derives app master secrets and device secrets (the gateway derives the same to check proofs).
+    private let secrets: Secrets
 
     /// Opens (creating and migrating) the database at `path`. `clock` gives Unix seconds; tests move it.
-    public init(path: String, publisher: String = "registration", shard: ShardLayout = ShardLayout(),
+    public init(path: String, secrets: Secrets, publisher: String = "registration", shard: ShardLayout = ShardLayout(),
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         store = try Store(path: path, migrations: RegistrationSchema.migrations)
         outbox = try Outbox(store: store, publisher: publisher)
+        self.secrets = secrets
         self.shard = shard
         self.clock = clock
     }
@@ -44,9 +48,11 @@ public final class RegistrationHandler: RequestHandler {
 
     func createApp(_ p: AppCreate) throws -> AppCreated {
         let name = try Validate.required(p.name, "name", maxBytes: 128)
-        let created = AppCreated(appKey: RandomKey.hex(bytes: 12), masterSecret: RandomKey.hex(bytes: 32))
+        let appKey = try p.appKey.map { key throws(CommandError) in try Validate.appKey(key) } ?? RandomKey.hex(bytes: 12)
+        let created = AppCreated(appKey: appKey, masterSecret: secrets.masterSecret(appKey: appKey))
         try store.write { db in
-            try devices.insertApp(db, appKey: created.appKey, name: name, masterSecret: created.masterSecret, now: clock())
+            guard try !devices.appExists(db, appKey: appKey) else { return }
+            try devices.insertApp(db, appKey: appKey, name: name, now: clock())
         }
         return created
     }
@@ -60,16 +66,19 @@ public final class RegistrationHandler: RequestHandler {
         if let version = p.sdkVersion, version.utf8.count > 32 { throw CommandError.invalid("sdk_version is longer than 32 bytes") }
         let now = clock()
         return try store.write { db in
+            guard try devices.appExists(db, appKey: appKey) else { throw CommandError(.appKeyInvalid, "unknown app_key") }
             if let deviceID, let existing = try devices.registrationID(db, appKey: appKey, deviceID: deviceID) {
                 try devices.refreshDevice(db, registrationID: existing, p, platform: platform, apnsToken: apnsToken, now: now)
-                return DeviceRegistered(registrationID: existing, isNew: false)
+                return DeviceRegistered(registrationID: existing, isNew: false,
+                                        deviceSecret: secrets.deviceSecret(appKey: appKey, registrationID: existing))
             }
             var registrationID = newRegistrationID()
             while try devices.exists(db, registrationID: registrationID) { registrationID = newRegistrationID() }
             try devices.insertDevice(db, registrationID: registrationID, p, appKey: appKey, platform: platform,
                                      deviceID: deviceID, apnsToken: apnsToken, now: now)
             try outbox.append(DeviceRegisteredEvent(appKey: appKey, registrationID: registrationID, platform: platform), in: db)
-            return DeviceRegistered(registrationID: registrationID, isNew: true)
+            return DeviceRegistered(registrationID: registrationID, isNew: true,
+                                    deviceSecret: secrets.deviceSecret(appKey: appKey, registrationID: registrationID))
         }
     }
 

@@ -10,6 +10,8 @@ public final class MajordomoClient {
     public var timeoutMilliseconds: Int
     /// The gateway's CURVE public key when its endpoint requires encryption.
     public let serverKey: String?
+    /// Signs every `[command, payload]` request sent to a service (not MMI) when set.
+    public var signer: Signer?
     private let context: Context
     private var socket: Socket
 
@@ -23,8 +25,21 @@ public final class MajordomoClient {
 
     deinit { socket.close() }
 
-    /// Sends `body` to `service` and waits for its reply body.
+    /// Sends `body` to `service` and waits for its reply body; signs it when a signer is set.
     public func request(_ service: String, _ body: [Data]) throws -> [Data] {
+        var body = body
+        let command = body.first.map { String(decoding: $0, as: UTF8.self) }
+        if let signer, body.count == 2, !service.hasPrefix(MDP.mmiPrefix), let command {
+            body = signer.sign(command: command, payload: body[1])
+        }
+        let reply = try exchange(service, body)
+        if let signer, let command, body.count >= 2, let first = reply.first {
+            signer.learn(command: command, payload: body[1], reply: first)
+        }
+        return reply
+    }
+
+    private func exchange(_ service: String, _ body: [Data]) throws -> [Data] {
         try socket.send(ClientMessage(service: service, body: body).frames)
         var poller = Poller([socket])
         guard try poller.poll(timeout: timeoutMilliseconds)[0], let message = try socket.receive() else {

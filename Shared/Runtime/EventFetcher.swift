@@ -1,4 +1,5 @@
 import Client
+import Credentials
 import Foundation
 import Schema
 import ZeroMQ
@@ -8,9 +9,11 @@ import ZeroMQ
 final class EventFetcher {
     private let client: MajordomoClient
 
-    init(endpoint: String, context: Context, timeoutMilliseconds: Int = 2000, serverKey: String? = nil) throws {
+    /// `secrets` sign the fetches as the admin (`events.fetch` is internal).
+    init(endpoint: String, context: Context, secrets: Secrets?, timeoutMilliseconds: Int = 2000, serverKey: String? = nil) throws {
         client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds,
                                      serverKey: serverKey)
+        client.signer = Signer(secrets: secrets)
     }
 
     /// The publisher's events after `sequence`, oldest first; nil when it could not be asked.

@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Schema
 import SQLite
@@ -29,7 +30,8 @@ final class EventSubscription {
         self.handler = handler
         self.logger = logger
         topics = Set(handler.subscriptions.map(\.rawValue))
-        fetcher = try EventFetcher(endpoint: options.broker, context: context, serverKey: options.curveServerKey)
+        fetcher = try EventFetcher(endpoint: options.broker, context: context,
+                                   secrets: try Secrets.load(directory: options.dataDirectory), serverKey: options.curveServerKey)
         lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) })
     }
 

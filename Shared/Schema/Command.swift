@@ -80,3 +80,13 @@ public enum Command: String, CaseIterable, Codable, Sendable {
         allCases.filter { $0.service == service }
     }
 }
+
+extension Command {
+    /// Commands that name no single device but query or change a whole app: signed by the app.
+    public var isAppWide: Bool {
+        switch self {
+        case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .statsMessage, .statsEvents: true
+        default: false
+        }
+    }
+}

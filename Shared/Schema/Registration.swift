@@ -1,9 +1,15 @@
 // Payloads and replies of the `registration` service (reference/commands.md).
 
-/// `app.create`: a new app for this deployment (admin only once credentials exist).
+/// `app.create` (admin): a new app for this deployment. `app_key` may be given to adopt the key an
+/// app already ships in its SDK configuration; creating an existing app again answers its secret.
 public struct AppCreate: Codable, Equatable, Sendable {
     public var name: String?
-    public init(name: String?) { self.name = name }
+    public var appKey: String?
+    public init(name: String?, appKey: String? = nil) {
+        self.name = name
+        self.appKey = appKey
+    }
+    enum CodingKeys: String, CodingKey { case name, appKey = "app_key" }
 }
 
 public struct AppCreated: Codable, Equatable, Sendable {
@@ -44,11 +50,14 @@ public struct DeviceRegister: Codable, Equatable, Sendable {
 public struct DeviceRegistered: Codable, Equatable, Sendable {
     public var registrationID: String
     public var isNew: Bool
-    public init(registrationID: String, isNew: Bool) {
+    /// The key the device signs its requests with (DESIGN.md, Security).
+    public var deviceSecret: String?
+    public init(registrationID: String, isNew: Bool, deviceSecret: String? = nil) {
         self.registrationID = registrationID
         self.isNew = isNew
+        self.deviceSecret = deviceSecret
     }
-    enum CodingKeys: String, CodingKey { case registrationID = "registration_id", isNew = "is_new" }
+    enum CodingKeys: String, CodingKey { case registrationID = "registration_id", isNew = "is_new", deviceSecret = "device_secret" }
 }
 
 /// The payload of every command that names one device and nothing else:

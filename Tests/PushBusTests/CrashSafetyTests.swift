@@ -29,8 +29,7 @@ struct CrashSafetyTests {
             let first = command
             for _ in 0..<3000 {
                 let payload = TagsChange(appKey: "crash", registrationID: devices[command % devices.count], tags: tags(command))
-                try caller.send(ClientMessage(service: "device", body: [Data("tags.add".utf8),
-                                                                        WireCodec.encode(Envelope(payload, seq: command))]).frames)
+                try caller.send(stack.signed("tags.add", String(decoding: WireCodec.encode(Envelope(payload, seq: command)), as: UTF8.self)))
                 command += 1
             }
             usleep(UInt32.random(in: 2_000...40_000, using: &random))

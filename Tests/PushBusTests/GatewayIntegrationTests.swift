@@ -50,7 +50,8 @@ struct GatewayIntegrationTests {
         let missing = try client.json("device.get", ["app_key": "a".json])
         #expect(missing.code == 6001)
 
-        let threeFrames = try client.request("device", [Data("device.get".utf8), Data("{}".utf8), Data("extra".utf8)])
+        let threeFrames = try client.request("device", [Data("device.get".utf8), Data(#"{"app_key":"a","registration_id":"r"}"#.utf8),
+                                                        Data("not a proof".utf8)])
         #expect(try JSONDecoder().decode(JSONValue.self, from: threeFrames[0]).code == 6017)
         let noCommand = try client.request("device", [])
         #expect(try JSONDecoder().decode(JSONValue.self, from: noCommand[0]).code == 6017)
@@ -153,7 +154,7 @@ struct GatewayIntegrationTests {
         let caller = try Socket(stack.context, .dealer)
         try caller.connect(stack.endpoint)
         for seq in 1...3 {
-            try caller.send(ClientMessage(service: "device", strings: ["device.get", "{\"seq\":\(seq)}"]).frames)
+            try caller.send(stack.signed("device.get", #"{"app_key":"a","registration_id":"r","seq":\#(seq)}"#))
         }
         let first = try #require(try receive(caller, within: 1000), "the third request is refused without waiting")
         let refused = try JSONDecoder().decode(JSONValue.self, from: first.frames[3])
@@ -169,7 +170,7 @@ struct GatewayIntegrationTests {
         try caller.connect(stack.endpoint)
         for round in 0..<3 {
             for seq in 0..<2 {
-                try caller.send(ClientMessage(service: "device", strings: ["device.get", "{\"seq\":\(seq)}"]).frames)
+                try caller.send(stack.signed("device.get", #"{"app_key":"a","registration_id":"r","seq":\#(seq)}"#))
             }
             for _ in 0..<2 {
                 let reply = try #require(try receive(caller, within: 3000))
@@ -185,6 +186,7 @@ struct GatewayIntegrationTests {
         let caller = try Socket(stack.context, .dealer)
         try caller.connect(stack.endpoint)
         let count = 2000
+        _ = try stack.client().json("app.create", ["name": "load".json, "app_key": "load".json])
         for seq in 0..<count {
             let payload = #"{"app_key":"load","platform":"android","device_id":"d\#(seq)","seq":\#(seq)}"#
             try caller.send(ClientMessage(service: "device", strings: ["device.register", payload]).frames)

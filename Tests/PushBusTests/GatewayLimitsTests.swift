@@ -29,6 +29,7 @@ struct GatewayLimitsTests {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--app-rate", "20"]).start()
         let caller = try Socket(stack.context, .dealer)
         try caller.connect(stack.endpoint)
+        _ = try stack.client().json("app.create", ["name": "busy".json, "app_key": "busy".json])
         for n in 0..<100 {
             try caller.send(ClientMessage(service: "device", strings: ["device.register",
                                                                        #"{"app_key":"busy","platform":"ios","seq":\#(n)}"#]).frames)
@@ -44,7 +45,7 @@ struct GatewayLimitsTests {
         }
         #expect(replies == 100)
         #expect(codes[6011, default: 0] >= 70, "a burst of 100 against 20 a second is mostly refused: \(codes)")
-        #expect(codes[0, default: 0] >= 20)
+        #expect(codes[0, default: 0] >= 15, "about a second's worth passes")
         #expect(try stack.client().register(appKey: "calm").count == 20, "another app is not held back")
     }
 

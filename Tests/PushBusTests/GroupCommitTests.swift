@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Majordomo
 import Schema
@@ -16,7 +17,8 @@ struct GroupCommitTests {
     }
 
     @Test func aBatchCommitsTogetherAndAFailingRequestStaysAlone() throws {
-        let handler = try RegistrationHandler(path: "\(directory)/r.sqlite")
+        let handler = try RegistrationHandler(path: "\(directory)/r.sqlite", secrets: .forTests)
+        _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
         let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
                                    context: try Context(), logger: Logger(label: "test", level: .critical))
         let register = ["app_key": "a".json, "platform": "ios".json]
@@ -36,7 +38,8 @@ struct GroupCommitTests {
 
 extension GroupCommitTests {
     @Test func aStorageFailureIsAnswered6024AndNothingIsKept() throws {
-        let handler = try RegistrationHandler(path: "\(directory)/broken.sqlite")
+        let handler = try RegistrationHandler(path: "\(directory)/broken.sqlite", secrets: .forTests)
+        _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
         let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
                                    context: try Context(), logger: Logger(label: "test", level: .critical))
         try handler.store.read { db in try db.execute("PRAGMA query_only = 1") }

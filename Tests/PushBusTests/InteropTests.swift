@@ -9,6 +9,7 @@ struct InteropTests {
 
     @Test func aPlainPythonMDPClientDrivesTheGateway() throws {
         let stack = try TestStack().start()
+        _ = try stack.client().json("app.create", ["name": "py-app".json, "app_key": "py-app".json])
         let python = try RunningProcess("/usr/bin/env", ["python3", Self.script, stack.endpoint],
                                         logDirectory: stack.dataDirectory)
         let status = python.waitForExit(60)

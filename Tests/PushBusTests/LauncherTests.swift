@@ -5,7 +5,7 @@ import Testing
 @Suite("launcher and pushctl (integration)")
 struct LauncherTests {
     func pushctl(_ arguments: [String], endpoint: String, in directory: String) throws -> (status: Int32, output: String) {
-        let run = try RunningProcess(TestPaths.executable("pushctl"), ["--endpoint", endpoint] + arguments,
+        let run = try RunningProcess(TestPaths.executable("pushctl"), ["--endpoint", endpoint, "--data-dir", "\(directory)/data"] + arguments,
                                      logDirectory: directory)
         let status = run.waitForExit(30) ?? -1
         return (status, run.output)
@@ -23,7 +23,7 @@ struct LauncherTests {
         #expect(launcher.output.contains("pushbus: ready"), "\(launcher.output)")
         let endpoint = "tcp://127.0.0.1:\(base)"
 
-        let app = try pushctl(["app", "create", "demo"], endpoint: endpoint, in: directory)
+        let app = try pushctl(["--app-key", "demo", "app", "create", "demo"], endpoint: endpoint, in: directory)
         #expect(app.status == 0)
         #expect(app.output.contains("app_key: "))
         let registered = try pushctl(["--json", "--app-key", "demo", "--device-id", "phone-1", "register"],

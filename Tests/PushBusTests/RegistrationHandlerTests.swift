@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -12,7 +13,8 @@ struct RegistrationHandlerTests {
 
     init() throws {
         let clock = self.clock
-        handler = try RegistrationHandler(path: "\(directory)/registration.sqlite", clock: { clock.now })
+        handler = try RegistrationHandler(path: "\(directory)/registration.sqlite", secrets: .forTests, clock: { clock.now })
+        for app in ["app1", "app2", "a"] { _ = reply(handler, "app.create", ["name": app.json, "app_key": app.json]) }
     }
 
     func register(_ appKey: String = "app1", deviceID: String? = nil) -> JSONValue {

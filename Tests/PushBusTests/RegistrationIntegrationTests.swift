@@ -124,6 +124,7 @@ struct RegistrationIntegrationTests {
         while try poller.poll(timeout: 300)[0] { _ = try subscriber.receive() }
 
         let burst = 5000
+        _ = try client.json("app.create", ["name": "burst".json, "app_key": "burst".json])
         let caller = try Socket(stack.context, .dealer)
         try caller.connect(stack.endpoint)
         for n in 0..<burst {

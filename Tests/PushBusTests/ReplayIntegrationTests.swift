@@ -17,7 +17,8 @@ struct ReplayIntegrationTests {
         let first = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--record", recordedPath])
             .start(["registration", "tagging"])
         let firstRun = try Replayer(try Recording.read(generatedPath),
-                                    options: ReplayOptions(endpoint: first.endpoint, window: 32, speed: nil, progress: false)).run()
+                                    options: ReplayOptions(endpoint: first.endpoint, window: 32, speed: nil, progress: false,
+                                                           secrets: first.secrets)).run()
         #expect(firstRun.completed == generatedCount)
         #expect(firstRun.codes == ["0": generatedCount], "\(firstRun.codes)")
         #expect(first.gateway?.terminate() == 0, "a stopped gateway flushes its recording")
@@ -29,7 +30,7 @@ struct ReplayIntegrationTests {
         // Second run: a fresh stack must answer every recorded call exactly as recorded.
         let second = try TestStack().start(["registration", "tagging"])
         let replay = try Replayer(recorded, options: ReplayOptions(endpoint: second.endpoint, window: 32, speed: nil,
-                                                                   verify: true, progress: false)).run()
+                                                                   verify: true, progress: false, secrets: second.secrets)).run()
         let verify = try #require(replay.verify)
         #expect(verify.checked == generatedCount)
         #expect(verify.matched == verify.checked, "\(verify.mismatches.prefix(3))")
@@ -38,12 +39,14 @@ struct ReplayIntegrationTests {
 
     @Test func theRecordedPaceIsKept() throws {
         let stack = try TestStack().start(["registration"])
+        _ = try stack.client().json("app.create", ["name": "pace".json, "app_key": "pace".json])
         let calls = (0..<5).map { n in
             RecordedCall(t: Double(n) * 100, command: "device.register",
                          payload: .object(["app_key": "pace".json, "platform": "ios".json]))
         }
         let started = Date()
-        let summary = try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, speed: 1, progress: false)).run()
+        let summary = try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, speed: 1, progress: false,
+                                                                 secrets: stack.secrets)).run()
         #expect(summary.completed == 5)
         #expect(Date().timeIntervalSince(started) >= 0.4, "the last call waits for its recorded time, 400 ms in")
     }

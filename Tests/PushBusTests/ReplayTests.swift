@@ -17,13 +17,15 @@ struct ReplayTests {
     }
 
     @Test func registrationsComeFirstThenTheMix() throws {
-        let calls = try generated(seed: 1)
+        let all = try generated(seed: 1)
+        #expect(all.first?.command == "app.create", "the app comes first")
+        let calls = Array(all.dropFirst())
         #expect(calls.prefix(20).allSatisfy { $0.command == "device.register" && $0.reply?["registration_id"] != nil })
         #expect(calls.dropFirst(20).prefix(20).allSatisfy { $0.command == "ma.start" }, "the default mix has analytics")
         let rest = Set(calls.dropFirst(40).map(\.command))
         #expect(rest.isSubset(of: Set(TrafficMix.Kind.allCases.map(\.rawValue))))
         #expect(rest.count >= 8, "the default mix spreads over many commands")
-        let tagging = try generated(seed: 1, mix: .tagging)
+        let tagging = Array(try generated(seed: 1, mix: .tagging).dropFirst())
         #expect(Set(tagging.dropFirst(20).map(\.command)).allSatisfy { $0.hasPrefix("tags.") || $0.hasPrefix("alias.") })
         #expect(tagging.map(\.t) == tagging.map(\.t).sorted(), "times never go back")
     }

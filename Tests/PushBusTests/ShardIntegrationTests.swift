@@ -1,4 +1,5 @@
 import Client
+import Credentials
 import Foundation
 import Schema
 import Testing
@@ -29,6 +30,7 @@ struct ShardIntegrationTests {
         var launcher = try launch(directory, base: base, shards: "registration=2,tagging=2")
         #expect(launcher.output.contains("pushbus: ready"), "\(launcher.output)")
         let client = try MajordomoClient(endpoint: "tcp://127.0.0.1:\(base)", context: try Context())
+        client.signer = Signer(secrets: try Secrets.load(directory: "\(directory)/data"))
         #expect(try client.serviceStatus("tagging") == "200")
         #expect(try client.serviceStatus("tagging/1") == "200")
 
@@ -76,6 +78,7 @@ struct ShardIntegrationTests {
         launcher = try launch(directory, base: base, shards: "registration=2,tagging=2")
         defer { launcher.terminate() }
         let again = try MajordomoClient(endpoint: "tcp://127.0.0.1:\(base)", context: try Context())
+        again.signer = Signer(secrets: try Secrets.load(directory: "\(directory)/data"))
         for n in [0, 5, 11, 38] {
             #expect(try again.register(deviceID: "phone-\(n)") == ids[n])
             #expect(Set(strings(try again.json("tags.get", ["app_key": "app1".json, "registration_id": ids[n].json])["tags"]))

@@ -54,7 +54,7 @@ struct WorkerEventsTests {
 
         let handler = try ProbeHandler(path: "\(stack.dataDirectory)/probe.sqlite", tickAt: Date().addingTimeInterval(1.5))
         let options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
-                                    heartbeatMilliseconds: 200, credit: 8)
+                                    dataDirectory: stack.dataDirectory, heartbeatMilliseconds: 200, credit: 8)
         nonisolated(unsafe) let worker = ServiceWorker(service: "probe", options: options, handler: handler,
                                                        context: stack.context, logger: Logger(label: "probe", level: .error))
         let finished = DispatchSemaphore(value: 0)
@@ -135,7 +135,7 @@ struct ReliableEventsTests {
     func startRecorder(_ stack: TestStack, path: String) throws -> (RecorderHandler, () -> Void) {
         let handler = try RecorderHandler(path: path)
         let options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
-                                    heartbeatMilliseconds: 200, credit: 8)
+                                    dataDirectory: stack.dataDirectory, heartbeatMilliseconds: 200, credit: 8)
         nonisolated(unsafe) let worker = ServiceWorker(service: "recorder", options: options, handler: handler,
                                                        context: stack.context, logger: Logger(label: "recorder", level: .critical))
         let finished = DispatchSemaphore(value: 0)

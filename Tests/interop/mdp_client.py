@@ -3,9 +3,15 @@
 
 Usage: mdp_client.py ENDPOINT
 Drives a running gateway: MMI, register, re-register, get. Exits 0 when every answer is right.
+Device commands are signed as DESIGN.md fixes it: a third frame `v1 device:<id> <hex HMAC-SHA256>`
+over `command + "\n" + payload`, keyed with the device_secret the registration returned.
 """
+import hashlib
+import hmac
 import json
+import secrets
 import sys
+import time
 
 import zmq
 
@@ -17,6 +23,12 @@ def request(socket, service, *body):
     assert header == b"MDPC01", header
     assert replied_service == service.encode(), replied_service
     return reply
+
+
+def signed(command, registration_id, device_secret, fields):
+    payload = json.dumps(dict(fields, ts=int(time.time()), nonce=secrets.token_hex(8)))
+    signature = hmac.new(device_secret.encode(), (command + "\n" + payload).encode(), hashlib.sha256).hexdigest()
+    return command, payload, f"v1 device:{registration_id} {signature}"
 
 
 def main(endpoint):
@@ -36,14 +48,20 @@ def main(endpoint):
     again = json.loads(request(socket, "device", "device.register", payload)[0])
     assert again["registration_id"] == first["registration_id"] and again["is_new"] is False, again
 
+    rid, key = first["registration_id"], first["device_secret"]
     # Addressing the service directly works as well as the virtual `device` service.
-    get = json.dumps({"app_key": "py-app", "registration_id": first["registration_id"]})
-    device = json.loads(request(socket, "registration", "device.get", get)[0])
+    get = signed("device.get", rid, key, {"app_key": "py-app", "registration_id": rid})
+    device = json.loads(request(socket, "registration", *get)[0])
     assert device["code"] == 0 and device["device"]["platform"] == "android", device
 
-    bad = json.loads(request(socket, "device", "device.mobile", json.dumps(
-        {"app_key": "py-app", "registration_id": first["registration_id"], "mobile": "12a"}))[0])
+    bad = json.loads(request(socket, "device", *signed("device.mobile", rid, key,
+                                                      {"app_key": "py-app", "registration_id": rid, "mobile": "12a"}))[0])
     assert bad["code"] == 6023, bad
+
+    unsigned = json.loads(request(socket, "device", "device.get", json.dumps({"app_key": "py-app", "registration_id": rid}))[0])
+    assert unsigned["code"] == 1008, unsigned
+    forged = signed("device.get", rid, "0" * 64, {"app_key": "py-app", "registration_id": rid})
+    assert json.loads(request(socket, "device", *forged)[0])["code"] == 1008
     print("interop ok", first["registration_id"])
 
 

@@ -16,6 +16,7 @@ public struct MessageMutator {
     /// the empty delimiter and a header that is not the worker protocol's.
     public struct Shot {
         public let message: Message
+        public init(message: Message) { self.message = message }
         public var addressable: Bool { message.count >= 2 && message[0].isEmpty && message[1] != MDP.worker }
     }
 

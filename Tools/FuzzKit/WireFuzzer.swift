@@ -1,3 +1,5 @@
+import Client
+import Credentials
 import Foundation
 import Majordomo
 import Schema
@@ -19,9 +21,14 @@ public final class WireFuzzer {
     private let messages: Int
     private var mutator: MessageMutator
     private let window: Int
+    /// Signs the mutated payloads that are still JSON objects, so they get past the gateway's proof
+    /// check and reach the services' decoders.
+    private let signer: Signer?
 
-    public init(endpoint: String, messages: Int, seed: UInt64, registrationIDs: [String] = [], window: Int = 256) {
+    public init(endpoint: String, messages: Int, seed: UInt64, registrationIDs: [String] = [], window: Int = 256,
+                secrets: Secrets? = nil) {
         self.endpoint = endpoint
+        signer = secrets.map { Signer(secrets: $0) }
         self.messages = messages
         self.window = window
         mutator = MessageMutator(seed: seed, registrationIDs: registrationIDs)
@@ -52,7 +59,11 @@ public final class WireFuzzer {
         }
 
         while sent < messages {
-            let shot = mutator.next()
+            var shot = mutator.next()
+            if let signer, shot.message.count == 5, shot.message[1] == MDP.client {
+                let command = String(decoding: shot.message[3], as: UTF8.self)
+                shot = .init(message: Message(Array(shot.message.frames.prefix(3)) + signer.sign(command: command, payload: shot.message[4])))
+            }
             // The first frame of a DEALER's message is the empty delimiter; random frames go as they are.
             try socket.send(shot.message)
             sent += 1

@@ -35,7 +35,8 @@ final class Launcher: @unchecked Sendable {
         let level = ["--log-level", options.logLevel, "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
                               arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
-                                          "--events-out", options.eventsOutEndpoint, "--shards", options.shardFlag]
+                                          "--events-out", options.eventsOutEndpoint, "--shards", options.shardFlag,
+                                          "--data-dir", options.dataDirectory]
                                   + gatewayCurve + level,
                               output: output)]
         for service in options.services {
@@ -78,7 +79,8 @@ final class Launcher: @unchecked Sendable {
             if waiting.isEmpty {
                 output.say("pushbus: ready: requests \(options.requestEndpoint), events out \(options.eventsOutEndpoint), "
                            + "services \(options.services.map(\.name).joined(separator: ",")), data \(options.dataDirectory)"
-                           + (serverKey.map { ", CURVE server key \($0)" } ?? ""))
+                           + (serverKey.map { ", CURVE server key \($0)" } ?? "")
+                           + "; secrets in \(options.dataDirectory)/admin.secret and server.key")
             } else {
                 output.say("pushbus: not ready after \(options.readyTimeoutMilliseconds) ms: "
                            + "no workers for \(waiting.map(\.name).joined(separator: ","))")

@@ -1,4 +1,5 @@
 import Client
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -14,6 +15,9 @@ struct PushCtl {
         Flag("device-id", default: nil, help: "Stable install id for register (same id, same registration ID)."),
         Flag("timeout-ms", default: "10000", help: "How long to wait for a reply, in milliseconds."),
         Flag("curve-server-key", default: nil, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
+        Flag("data-dir", default: "./data", help: "On the operator's machine: where admin.secret and server.key are, to sign any request."),
+        Flag("master-secret", default: nil, help: "The app's master secret (with --app-key), to sign app-wide queries."),
+        Flag("device-secret", default: nil, help: "The device's secret, to sign commands for the registration ID given."),
         .switch("json", help: "Print the raw JSON reply instead of key: value lines."),
     ]
 
@@ -24,7 +28,8 @@ struct PushCtl {
           call <command> '<json>'            any device command, payload as JSON
           status                             which services have workers (MMI)
           service <name>                     MMI mmi.service: 200, 404 or 501
-          app create <name>                  create an app: prints app_key and master_secret
+          app create <name>                  create an app (admin): prints app_key and master_secret;
+                                             --app-key adopts a key an app already ships
           register                           register a device (--app-key, --platform, --device-id)
           get <registration_id>              everything stored about a device
           delete <registration_id>           forget a device in every service
@@ -42,6 +47,11 @@ struct PushCtl {
         client = try MajordomoClient(endpoint: flags.string("endpoint"), context: try Context(),
                                      timeoutMilliseconds: try flags.int("timeout-ms", in: 1...3_600_000),
                                      serverKey: flags.optionalString("curve-server-key"))
+        let signer = Signer(secrets: Secrets.read(directory: flags.string("data-dir")))
+        if let secret = flags.optionalString("master-secret"), let appKey = flags.optionalString("app-key") {
+            signer.remember(masterSecret: secret, appKey: appKey)
+        }
+        client.signer = signer
     }
 
     func run(_ words: [String]) throws -> Int32 {
@@ -56,7 +66,9 @@ struct PushCtl {
             print(try client.serviceStatus(args[0]))
             return 0
         case ("app", 2) where args[0] == "create":
-            return try call(.appCreate, ["name": args[1]])
+            var payload: [String: Any] = ["name": args[1]]
+            if let key = flags.optionalString("app-key") { payload["app_key"] = key }
+            return try call(.appCreate, payload)
         case ("register", 0):
             var payload: [String: Any] = ["app_key": try appKey(), "platform": flags.string("platform")]
             if let deviceID = flags.optionalString("device-id") { payload["device_id"] = deviceID }
@@ -94,6 +106,9 @@ struct PushCtl {
     }
 
     private func device(_ registrationID: String, _ extra: [String: Any] = [:]) throws -> [String: Any] {
+        if let secret = flags.optionalString("device-secret") {
+            client.signer?.remember(deviceSecret: secret, registrationID: registrationID)
+        }
         var payload: [String: Any] = ["app_key": try appKey(), "registration_id": registrationID]
         payload.merge(extra) { _, new in new }
         return payload

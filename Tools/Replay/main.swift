@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import ReplayKit
 import Runtime
@@ -28,6 +29,7 @@ let flags = Flags.parseOrExit(program: "pushbus-replay", summary: summary, flags
     Flag("speed", default: "1", help: "run: multiple of the recorded pace, or max."),
     Flag("timeout-ms", default: "30000", help: "run: a request unanswered this long counts as timed out."),
     Flag("curve-server-key", default: nil, help: "run: the gateway's CURVE public key, when it requires encryption."),
+    Flag("data-dir", default: "./data", help: "run: the deployment's data directory, whose admin.secret and server.key sign the requests."),
     .switch("verify", help: "run: compare every reply with the recorded one."),
     .switch("json", help: "run: print the summary as JSON."),
     .switch("quiet", help: "run: no progress line."),
@@ -56,7 +58,8 @@ func run() throws -> Int32 {
     let options = ReplayOptions(endpoint: flags.string("endpoint"), window: try flags.int("window", in: 1...1_000_000),
                                 connections: try flags.int("connections", in: 1...1024), speed: speed,
                                 verify: flags.bool("verify"), timeoutMilliseconds: try flags.int("timeout-ms", in: 1...3_600_000),
-                                progress: !flags.bool("quiet"), serverKey: flags.optionalString("curve-server-key"))
+                                progress: !flags.bool("quiet"), serverKey: flags.optionalString("curve-server-key"),
+                                secrets: Secrets.read(directory: flags.string("data-dir")))
     let calls = try Recording.read(file)
     let result = try Replayer(calls, options: options).run()
     if flags.bool("json") {

@@ -12,6 +12,7 @@ struct PreparedCall {
     let t: Double
     let service: Data
     let command: Data
+    let commandName: String
     let payload: Data
     /// Byte ranges of IDs (inside their quotes) that the replay maps, with the recorded ID.
     let ids: [(range: Range<Int>, old: String)]
@@ -27,6 +28,7 @@ struct PreparedCall {
         t = call.t
         service = Data(call.service.utf8)
         command = Data(call.command.utf8)
+        commandName = call.command
         recordedReply = call.reply
         var object: [String: JSONValue] = [:]
         if case .object(let fields) = call.payload { object = fields }

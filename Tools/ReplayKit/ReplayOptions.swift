@@ -1,3 +1,5 @@
+import Credentials
+
 /// How `pushbus-replay run` replays a recording.
 public struct ReplayOptions: Sendable {
     public var endpoint: String
@@ -15,9 +17,12 @@ public struct ReplayOptions: Sendable {
     public var progress: Bool
     /// The gateway's CURVE public key when its endpoint requires encryption.
     public var serverKey: String?
+    /// The deployment's secrets, to sign as the admin, any app and any device (a load tester runs
+    /// on the operator's side).
+    public var secrets: Secrets?
 
     public init(endpoint: String, window: Int = 256, connections: Int = 4, speed: Double? = 1, verify: Bool = false,
-                timeoutMilliseconds: Int = 30_000, progress: Bool = true, serverKey: String? = nil) {
+                timeoutMilliseconds: Int = 30_000, progress: Bool = true, serverKey: String? = nil, secrets: Secrets? = nil) {
         self.endpoint = endpoint
         self.window = window
         self.connections = connections
@@ -26,5 +31,6 @@ public struct ReplayOptions: Sendable {
         self.timeoutMilliseconds = timeoutMilliseconds
         self.progress = progress
         self.serverKey = serverKey
+        self.secrets = secrets
     }
 }

@@ -1,3 +1,4 @@
+import Client
 import Foundation
 import Majordomo
 import Runtime
@@ -20,6 +21,7 @@ public final class Replayer {
     private var checked = 0
     private var matched = 0
     private var timeouts = 0
+    private let signer: Signer
 
     public init(_ recorded: [RecordedCall], options: ReplayOptions) {
         self.options = options
@@ -32,6 +34,7 @@ public final class Replayer {
             }
         }
         calls = recorded.enumerated().map { PreparedCall($1, index: $0, producers: producers, connections: options.connections) }
+        signer = Signer(secrets: options.secrets)
         completed = Array(repeating: false, count: recorded.count)
         sentAt = Array(repeating: 0, count: recorded.count)
         latencies = Array(repeating: 0, count: recorded.count)
@@ -70,7 +73,7 @@ public final class Replayer {
                         break
                     }
                 }
-                let body = [call.command, call.payload(mapping: mapping)]
+                let body = signer.sign(command: call.commandName, payload: call.payload(mapping: mapping))
                 try sockets[call.connection].send(Message([Data(), MDP.client, call.service] + body))
                 sentAt[next] = Clock.microseconds()
                 next += 1

@@ -34,6 +34,9 @@ public struct TrafficGenerator {
             try write(RecordedCall(t: (clock * 1000).rounded() / 1000, command: command, payload: .object(payload), reply: reply))
             clock += step
         }
+        // The app first, adopting the generated app key (admin-signed when replayed).
+        try next("app.create", ["name": .string(appKey), "app_key": .string(appKey)],
+                 reply: .object(["code": .number(0), "app_key": .string(appKey)]))
         var registrationIDs: [String] = []
         var euids: [String] = []
         registrationIDs.reserveCapacity(devices)

@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -26,6 +27,11 @@ func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String:
         frame = WireCodec.errorReply(CommandError(.internalError, "\(error)"))
     }
     return (try? JSONDecoder().decode(JSONValue.self, from: frame)) ?? .null
+}
+
+extension Secrets {
+    /// Fixed secrets for handler tests, which run without a data directory.
+    static let forTests = Secrets(admin: String(repeating: "ad", count: 32), serverKey: String(repeating: "5e", count: 32))
 }
 
 extension String {

@@ -1,4 +1,6 @@
 import Client
+import Credentials
+import Majordomo
 import Foundation
 import Schema
 import Testing
@@ -28,6 +30,17 @@ final class TestStack: @unchecked Sendable {
         self.gatewayArguments = gatewayArguments
     }
 
+    /// The deployment's secrets in the stack's data directory (made by whoever starts first).
+    lazy var secrets: Secrets = try! Secrets.load(directory: dataDirectory)
+
+    /// A signer on the operator's side: admin, any app, any device.
+    func signer() -> Signer { Signer(secrets: secrets) }
+
+    /// A device command as a DEALER sends it, signed: `["", "MDPC01", "device", command, payload, proof]`.
+    func signed(_ command: String, _ payload: String) -> Message {
+        Message([Data(), MDP.client, Data("device".utf8)] + signer().sign(command: command, payload: Data(payload.utf8)))
+    }
+
     deinit {
         for service in services.values { service.kill() }
         gateway?.kill()
@@ -44,7 +57,7 @@ final class TestStack: @unchecked Sendable {
     func startGateway() throws {
         gateway = try RunningProcess(TestPaths.executable("gateway"),
                                      ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut,
-                                      "--parent-pid", String(getpid())] + gatewayArguments,
+                                      "--data-dir", dataDirectory, "--parent-pid", String(getpid())] + gatewayArguments,
                                      logDirectory: dataDirectory)
     }
 
@@ -77,8 +90,11 @@ final class TestStack: @unchecked Sendable {
         throw StackError("mmi.service \(name) never answered \(status):\n\(services[name]?.output ?? "")\n\(gateway?.output ?? "")")
     }
 
+    /// A client that signs as the operator (admin, any app, any device).
     func client(timeoutMilliseconds: Int = 10_000) throws -> MajordomoClient {
-        try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds, serverKey: serverKey)
+        let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds, serverKey: serverKey)
+        client.signer = signer()
+        return client
     }
 }
 
@@ -89,8 +105,12 @@ struct StackError: Error, CustomStringConvertible {
 
 /// A device client for tests: typed calls and raw JSON ones.
 extension MajordomoClient {
-    /// Calls `command` with a JSON object and returns the reply as `JSONValue`.
+    /// Calls `command` with a JSON object and returns the reply as `JSONValue`. Before a registration
+    /// the app is created (admin, idempotent), since only known apps register devices.
     func json(_ command: String, _ payload: [String: JSONValue]) throws -> JSONValue {
+        if command == "device.register", let appKey = payload["app_key"]?.string, signer != nil {
+            _ = try call("app.create", payload: WireCodec.encode(JSONValue.object(["name": .string(appKey), "app_key": .string(appKey)])))
+        }
         let reply = try call(command, payload: WireCodec.encode(JSONValue.object(payload)))
         return try JSONDecoder().decode(JSONValue.self, from: reply)
     }

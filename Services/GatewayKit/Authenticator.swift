@@ -1,0 +1,80 @@
+import Credentials
+import Foundation
+import Schema
+
+/// Checks the signed third frame of a request before anything reaches a service (DESIGN.md,
+/// Security): the proof's principal, its HMAC over `command + "\n" + payload` with the principal's
+/// key (derived from server.key, so no lookup), the payload's `ts` within the clock window, a proof
+/// never seen before, and that the principal may call the command. Every failure is code 1008 and
+/// the request goes no further.
+struct Authenticator {
+    static let window: Int64 = 300
+
+    let secrets: Secrets
+    private var replays = ReplayCache(window: Authenticator.window)
+
+    init(secrets: Secrets) { self.secrets = secrets }
+
+    /// The body to forward (`[command, payload]`, the proof removed), or why the request is refused.
+    /// A malformed request is answered as such (6017, or 6001 for a device command without its
+    /// registration_id) before its proof is looked at.
+    mutating func check(command: String, body: [Data], now: Int64) -> Result<[Data], CommandError> {
+        let known = Command(rawValue: command)
+        let claims: Claims
+        do { claims = try WireCodec.decode(Claims.self, from: body[1]) } catch { return .failure(error) }
+        if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
+           claims.registrationID == nil {
+            return .failure(.empty("missing field registration_id"))
+        }
+        if body.count == 2 {
+            return known == .deviceRegister ? .success(body) : .failure(refusal("\(command) must be signed"))
+        }
+        guard body.count == 3, let proof = Proof(frame: body[2]) else {
+            return .failure(.invalid("the third frame must be a proof: v1 <principal> <hex HMAC-SHA256>"))
+        }
+        guard let ts = claims.ts else { return .failure(refusal("a signed payload carries ts (Unix seconds)")) }
+        guard abs(now - ts) <= Self.window else { return .failure(refusal("proof is more than \(Self.window) s from the gateway's clock")) }
+
+        let key: String
+        switch proof.principal {
+        case .admin:
+            key = secrets.admin
+        case .app(let appKey):
+            guard claims.appKey == appKey else { return .failure(refusal("the payload names another app_key")) }
+            key = secrets.masterSecret(appKey: appKey)
+        case .device(let id):
+            guard claims.registrationID == id, let appKey = claims.appKey else {
+                return .failure(refusal("the payload names another registration_id"))
+            }
+            key = secrets.deviceSecret(appKey: appKey, registrationID: id)
+        }
+        let expected = Proof.signature(key: key, command: command, payload: body[1])
+        guard HMAC.equal(expected, proof.signature) else { return .failure(refusal("proof does not verify")) }
+        guard may(proof.principal, call: known) else {
+            return .failure(refusal("\(proof.principal) may not call \(command)"))
+        }
+        guard replays.insert(proof.signature, ts: ts, now: now) else { return .failure(refusal("proof already used")) }
+        return .success(Array(body.prefix(2)))
+    }
+
+    /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID
+    /// rather than a device: the device or the app. `app.create` and internal commands: the admin.
+    private func may(_ principal: Principal, call command: Command?) -> Bool {
+        guard let command, command != .appCreate else { return principal == .admin }
+        switch principal {
+        case .admin: return false
+        case .app: return command.isAppWide || (command.service == .analytics && command != .statsReport)
+        case .device: return !command.isAppWide
+        }
+    }
+
+    private func refusal(_ reason: String) -> CommandError { CommandError(.appKeyInvalid, reason) }
+
+    /// What the proof check reads of the payload; a field of the wrong type is a malformed request.
+    private struct Claims: Decodable {
+        var appKey: String?
+        var registrationID: String?
+        var ts: Int64?
+        enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", ts }
+    }
+}

@@ -1,0 +1,62 @@
+import Credentials
+import Foundation
+import Schema
+
+/// Signs a client's requests as DESIGN.md's Security section fixes it: `device.register` goes
+/// unsigned, `app.create` and internal commands are signed by the admin, app-wide queries by the app,
+/// and device commands by the device. Keys come from replies (`device_secret`, `master_secret`) or,
+/// for tools on the operator's machine, from the deployment's secrets. Owned by one thread.
+public final class Signer {
+    public var adminSecret: String?
+    /// On the operator's machine: derives any app's or device's key.
+    public var secrets: Secrets?
+    public private(set) var masterSecrets: [String: String] = [:]
+    public private(set) var deviceSecrets: [String: String] = [:]
+
+    public init(adminSecret: String? = nil, secrets: Secrets? = nil) {
+        self.adminSecret = adminSecret ?? secrets?.admin
+        self.secrets = secrets
+    }
+
+    public func remember(masterSecret: String, appKey: String) { masterSecrets[appKey] = masterSecret }
+    public func remember(deviceSecret: String, registrationID: String) { deviceSecrets[registrationID] = deviceSecret }
+
+    /// The body to send: `[command, payload with ts, proof]`, or unchanged when the command goes
+    /// unsigned or no key is known (the gateway then answers 1008).
+    public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
+        guard command != Command.deviceRegister.name,
+              case .object(var fields)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else {
+            return [Data(command.utf8), payload]
+        }
+        fields["ts"] = .number(now.timeIntervalSince1970.rounded(.down))
+        // Two equal requests in one second must not look like a replay of each other.
+        fields["nonce"] = .string(HMAC.randomHex(bytes: 8))
+        let signed = WireCodec.encode(JSONValue.object(fields))
+        guard let (principal, key) = signature(command: command, fields: fields) else { return [Data(command.utf8), payload] }
+        return [Data(command.utf8), signed, Proof(principal: principal, key: key, command: command, payload: signed).frame]
+    }
+
+    /// Keeps the secrets a reply hands out.
+    public func learn(command: String, payload: Data, reply: Data) {
+        guard let value = try? JSONTreeDecoder().decode(JSONValue.self, from: reply), value["code"]?.number == 0 else { return }
+        if let secret = value["device_secret"]?.string, let id = value["registration_id"]?.string {
+            deviceSecrets[id] = secret
+        }
+        if let secret = value["master_secret"]?.string, let key = value["app_key"]?.string {
+            masterSecrets[key] = secret
+        }
+    }
+
+    private func signature(command: String, fields: [String: JSONValue]) -> (Principal, String)? {
+        let appKey = fields["app_key"]?.string
+        guard let known = Command(rawValue: command), known != .appCreate else {
+            return adminSecret.map { (.admin, $0) }
+        }
+        if !known.isAppWide, let id = fields["registration_id"]?.string, let appKey {
+            guard let key = deviceSecrets[id] ?? secrets?.deviceSecret(appKey: appKey, registrationID: id) else { return nil }
+            return (.device(registrationID: id), key)
+        }
+        guard let appKey, let key = masterSecrets[appKey] ?? secrets?.masterSecret(appKey: appKey) else { return nil }
+        return (.app(appKey: appKey), key)
+    }
+}

@@ -1,0 +1,32 @@
+import CCrypto
+import Foundation
+
+/// HMAC-SHA256 from OpenSSL's libcrypto, as hex. No hand-written cryptography.
+public enum HMAC {
+    public static func sha256Hex(key: String, message: Data) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let keyBytes = Array(key.utf8)
+        message.withUnsafeBytes { raw in
+            _ = CCrypto.HMAC(EVP_sha256(), keyBytes, Int32(keyBytes.count), raw.bindMemory(to: UInt8.self).baseAddress,
+                             raw.count, &digest, &length)
+        }
+        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public static func sha256Hex(key: String, message: String) -> String { sha256Hex(key: key, message: Data(message.utf8)) }
+
+    /// Compares two hex digests in time that does not depend on where they differ.
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return CRYPTO_memcmp(x, y, x.count) == 0
+    }
+
+    /// `count` random bytes from OpenSSL, as hex.
+    public static func randomHex(bytes count: Int) -> String {
+        var bytes = [UInt8](repeating: 0, count: count)
+        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "the system random source failed")
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
