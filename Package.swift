@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
         .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
                 path: "Tools/FuzzKit"),
-        .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema"], path: "Tools/Fuzz"),
+        .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema", "Credentials"], path: "Tools/Fuzz"),
 
         // Benchmarks: executables, never tests (`make bench`).
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),

@@ -19,11 +19,11 @@ struct WireFuzzTests {
         let id = try stack.client().register(appKey: "fuzz", deviceID: "fuzz-device")
         let processes = [stack.gateway, stack.services["registration"], stack.services["tagging"]]
 
-        let warmUp = try WireFuzzer(endpoint: stack.endpoint, messages: 10_000, seed: 1, registrationIDs: [id]).run()
+        let warmUp = try WireFuzzer(endpoint: stack.endpoint, messages: 10_000, seed: 1, registrationIDs: [id], secrets: stack.secrets).run()
         #expect(warmUp.replies == warmUp.addressable)
         let before = processes.map(rssKilobytes)
 
-        let result = try WireFuzzer(endpoint: stack.endpoint, messages: 100_000, seed: 2, registrationIDs: [id]).run()
+        let result = try WireFuzzer(endpoint: stack.endpoint, messages: 100_000, seed: 2, registrationIDs: [id], secrets: stack.secrets).run()
         #expect(result.sent == 100_000)
         #expect(result.addressable > 40_000)
         #expect(result.replies == result.addressable, "every addressable message gets a reply")

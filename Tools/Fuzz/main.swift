@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import FuzzKit
 import Runtime
@@ -10,12 +11,14 @@ let flags = Flags.parseOrExit(program: "pushbus-fuzz",
                                   Flag("messages", default: "100000", help: "How many messages to send."),
                                   Flag("seed", default: "1", help: "Seed; the same seed sends the same messages."),
                                   Flag("window", default: "256", help: "Addressable messages awaiting a reply at most."),
+                                  Flag("data-dir", default: "./data", help: "The deployment's data directory: its secrets sign the mutated payloads so they reach the services."),
                                   .switch("json", help: "Print the result as JSON."),
                               ])
 do {
     guard let seed = UInt64(flags.string("seed")) else { throw UsageError("--seed must be a whole number") }
     let fuzzer = WireFuzzer(endpoint: flags.string("endpoint"), messages: try flags.int("messages", in: 1...100_000_000),
-                            seed: seed, window: try flags.int("window", in: 1...100_000))
+                            seed: seed, window: try flags.int("window", in: 1...100_000),
+                            secrets: Secrets.read(directory: flags.string("data-dir")))
     let result = try fuzzer.run()
     if flags.bool("json") {
         print(String(decoding: WireCodec.encode(result), as: UTF8.self))
