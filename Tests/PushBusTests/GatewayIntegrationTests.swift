@@ -148,6 +148,21 @@ struct GatewayIntegrationTests {
         #expect(try client.register(deviceID: "before") == id)
     }
 
+    @Test func aRequestInFlightWhenTheGatewayDiesEndsInAnErrorNotAHang() throws {
+        let stack = try TestStack().start()
+        let worker = try rawSocket(stack)
+        try worker.send(WorkerMessage.ready(service: "slow", credit: 1).frames)
+        try stack.waitForService("slow")
+        let client = try stack.client(timeoutMilliseconds: 1500)
+        let started = Date()
+        stack.gateway?.kill()
+        #expect(throws: ClientError.timeout(milliseconds: 1500)) { try client.request("slow", [Data("x".utf8), Data("{}".utf8)]) }
+        #expect(Date().timeIntervalSince(started) < 3, "the client's own deadline ends the wait")
+        try stack.startGateway()
+        try stack.waitForService("registration")
+        #expect(try client.register(deviceID: "after-restart").count == 20, "the same client is served by the new gateway")
+    }
+
     @Test func aFullQueueIsRefusedAtOnce() throws {
         let stack = try TestStack(gatewayArguments: ["--queue-limit", "2", "--request-timeout-ms", "3000"])
         try stack.startGateway()
