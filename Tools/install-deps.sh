@@ -3,7 +3,7 @@
 # SQLite) through apt, and for the tests pyzmq (the interop MDP client). Does nothing when all is there.
 set -euo pipefail
 
-packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev)
+packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -17,6 +17,8 @@ public final class Broker {
 
     private var router: Socket!
     private var authenticator: Authenticator!
+    private var metrics = GatewayMetrics()
+    private var metricsServer: MetricsServer?
     private var recorder: Recorder?
     private var requests: [UInt64: PendingRequest] = [:]
     private var deadlines: [(id: UInt64, at: Int64)] = []
@@ -62,6 +64,16 @@ public final class Broker {
         let eventsOut = try Socket(context, .xpub)
         try eventsOut.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try eventsOut.bind(options.eventsOut)
+        // The gateway itself follows the workers' counters, whoever else subscribes.
+        try eventsIn.send(Message([Data([1]) + Data(WorkerMetrics.topicPrefix.utf8)]))
+        if let address = options.metricsAddress {
+            let parts = address.split(separator: ":")
+            guard parts.count == 2, let port = UInt16(parts[1]) else {
+                throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "--metrics takes host:port"])
+            }
+            metricsServer = try MetricsServer(host: String(parts[0]), port: port)
+            logger.info("metrics served", ["address": address])
+        }
         if let path = options.recordPath {
             recorder = try Recorder(path: path, start: Clock.milliseconds())
             logger.info("recording", ["file": path])
@@ -71,6 +83,7 @@ public final class Broker {
         defer {
             for identity in workers.keys { try? router.send(Message([identity] + WorkerMessage.disconnect.frames.frames), wait: false) }
             recorder?.close()
+            metricsServer?.stop()
             router.close()
             eventsIn.close()
             eventsOut.close()
@@ -78,6 +91,7 @@ public final class Broker {
             logger.info("gateway stopped")
         }
 
+        publishMetrics(now: Clock.milliseconds())
         var poller = Poller([router, eventsIn, eventsOut, stop])
         var nextHeartbeat = Clock.milliseconds() + Int64(options.heartbeatMilliseconds)
         while !stopper.isRequested {
@@ -85,13 +99,14 @@ public final class Broker {
             let ready = try poller.poll(timeout: Int(max(0, min(nextHeartbeat, nextDeadline() ?? nextHeartbeat) - now)))
             if ready[3] { break }
             if ready[0] { try readRequests() }
-            if ready[1] { try forward(from: eventsIn, to: eventsOut) }
-            if ready[2] { try forward(from: eventsOut, to: eventsIn) }
+            if ready[1] { try forward(from: eventsIn, to: eventsOut, counting: true) }
+            if ready[2] { try forward(from: eventsOut, to: eventsIn, counting: false) }
             let after = Clock.milliseconds()
             expireRequests(now: after)
             if after >= nextHeartbeat {
                 heartbeatWorkers(now: after)
                 recorder?.flush()
+                publishMetrics(now: after)
                 nextHeartbeat = after + Int64(options.heartbeatMilliseconds)
             }
         }
@@ -205,6 +220,7 @@ public final class Broker {
                                       body: body, deadline: deadline, arrivedAt: now, part: part)
         deadlines.append((id, deadline))
         services[target, default: ServiceQueue()].enqueue(id)
+        metrics.accepted(target)
         dispatch(target)
         return id
     }
@@ -273,6 +289,9 @@ public final class Broker {
         if request.service == "mmi.service" {
             let name = request.body.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
             answer = hasWorkers(name) ? "200" : "404"
+        } else if request.service == "mmi.topology" {
+            send(to: sender, ClientMessage(service: request.service, body: [topology()]).frames)
+            return
         } else {
             answer = "501"
         }
@@ -380,6 +399,7 @@ public final class Broker {
         }
         send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
         recorder?.record(arrivedAt: request.arrivedAt, service: request.replyService, body: request.body, reply: body)
+        metrics.answered(request.target, reply: body.first, arrivedAt: request.arrivedAt, now: Clock.milliseconds())
     }
 
     private func collect(_ part: PendingRequest.Part, _ reply: Data) {
@@ -393,6 +413,7 @@ public final class Broker {
         gathers[part.gather] = nil
         let merged = [ShardGather.merge(gather.command, request: gather.request.body[1], replies: gather.replies, seq: gather.seq)]
         send(to: gather.client, ClientMessage(service: gather.request.service, body: merged).frames)
+        metrics.answered(gather.command.service.name, reply: merged.first, arrivedAt: gather.arrivedAt, now: Clock.milliseconds())
         recorder?.record(arrivedAt: gather.arrivedAt, service: gather.request.service, body: gather.request.body, reply: merged)
     }
 
@@ -404,6 +425,7 @@ public final class Broker {
     private func refuse(_ sender: Data, _ request: ClientMessage, _ error: CommandError, seq: Int?) {
         let body = [WireCodec.errorReply(error, seq: seq)]
         send(to: sender, ClientMessage(service: request.service, body: body).frames)
+        metrics.answered(request.service, reply: body.first, arrivedAt: Clock.milliseconds(), now: Clock.milliseconds())
         recorder?.record(arrivedAt: Clock.milliseconds(), service: request.service, body: request.body, reply: body)
     }
 
@@ -417,11 +439,45 @@ public final class Broker {
         }
     }
 
-    private func forward(from source: Socket, to sink: Socket) throws {
+    private func forward(from source: Socket, to sink: Socket, counting: Bool) throws {
         var count = 0
         while count < Self.readBatch, let message = try source.receive(wait: false) {
             count += 1
+            if counting, message.count == 2 { metrics.forwarded(topic: message[0], event: message[1]) }
             try? sink.send(message, wait: false)
         }
+    }
+
+    // MARK: metrics and topology
+
+    private var ratesSampledAt: Int64 = 0
+
+    /// Refreshes the `/metrics` page (and the request rates, once a second).
+    private func publishMetrics(now: Int64) {
+        if now - ratesSampledAt >= 1000 {
+            metrics.sampleRates(now: now)
+            ratesSampledAt = now
+        }
+        metricsServer?.publish(metrics.render(queues: queueView()), at: now)
+    }
+
+    private func queueView() -> [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] {
+        var view: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] = [:]
+        for (name, queue) in services {
+            let held = queue.workers.compactMap { workers[$0] }
+            view[name] = (queue.waitingCount, held.count, held.reduce(0) { $0 + $1.inFlight.count }, held.reduce(0) { $0 + $1.credit })
+        }
+        return view
+    }
+
+    /// `mmi.topology`: every service with its workers, queue, credit in use and request rate, as JSON.
+    private func topology() -> Data {
+        let entries = queueView().sorted { $0.key < $1.key }.map { name, queue -> JSONValue in
+            .object(["service": .string(name), "workers": .number(Double(queue.workers)), "queue": .number(Double(queue.waiting)),
+                     "credit_in_use": .number(Double(queue.inUse)), "credit": .number(Double(queue.credit)),
+                     "requests_total": .number(Double(metrics.requests[name] ?? 0)),
+                     "rate": .number((metrics.rates[name] ?? 0).rounded())])
+        }
+        return WireCodec.encode(JSONValue.object(["services": .array(entries)]))
     }
 }

@@ -19,6 +19,8 @@ public struct GatewayOptions: Sendable {
     public var appRate = 0
     /// Shards per service; a sharded service's workers announce `service/k`.
     public var shards = ShardMap()
+    /// `host:port` of the HTTP endpoint with `/metrics` and `/healthz`, or nil for none.
+    public var metricsAddress: String?
     /// Where `admin.secret` and `server.key` live (made at first start).
     public var dataDirectory = "./data"
     public var parentPID: String?
@@ -35,6 +37,7 @@ public struct GatewayOptions: Sendable {
         Flag("queue-limit", default: "10000", help: "Requests waiting per service; beyond it the client gets code 6002 at once."),
         Flag("max-request-bytes", default: "1048576", help: "Largest request accepted; a larger one gets code 6017."),
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
+        Flag("metrics", default: "127.0.0.1:5556", help: "host:port for HTTP /metrics (Prometheus) and /healthz; empty for none."),
         Flag("data-dir", default: "./data", help: "Directory of admin.secret and server.key, which check signed requests."),
         Flag("shards", default: "", help: "Shards per service, e.g. tagging=2,badge=2; must match what the launcher starts."),
         Flag("curve-secret-file", default: nil, help: "File with the CURVE secret key (Z85); the request endpoint then requires CURVE."),
@@ -58,6 +61,7 @@ public struct GatewayOptions: Sendable {
         shards = try ShardMap(parsing: flags.string("shards"))
         curveSecretFile = flags.optionalString("curve-secret-file")
         dataDirectory = flags.string("data-dir")
+        metricsAddress = flags.optionalString("metrics")
         appRate = try flags.int("app-rate", in: 0...10_000_000)
     }
 }

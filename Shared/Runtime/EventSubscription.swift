@@ -20,6 +20,9 @@ final class EventSubscription {
     /// Publishers whose events this service may have missed; at start, every publisher it knows.
     private var lagging: Set<String>
     private var nextRetry: Int64 = 0
+    /// Events fetched from publishers after a gap, for the metrics.
+    private(set) var caughtUp = 0
+    var laggingCount: Int { lagging.count }
     static let retryMilliseconds: Int64 = 2000
 
     /// Nil when the handler follows no topic.
@@ -98,7 +101,10 @@ final class EventSubscription {
             for event in batch {
                 guard let sequence = event.sequence, sequence > cursor else { continue }
                 if let last, sequence > last { return true }
-                if topics.contains(event.topic) { try apply(event) }
+                if topics.contains(event.topic) {
+                    try apply(event)
+                    caughtUp += 1
+                }
                 try cursors.set(db, publisher: publisher, sequence: sequence)
             }
         }

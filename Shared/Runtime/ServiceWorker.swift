@@ -15,10 +15,10 @@ public final class ServiceWorker {
     public let stopper: Stopper
     private let handler: any RequestHandler
     private let logger: Logger
-    /// Batches committed and requests answered, logged when the worker stops (the mean batch size
-    /// says how much group commit amortizes).
-    private var batches = 0
-    private var answered = 0
+    /// Counters sent to the gateway for `/metrics`, and logged when the worker stops.
+    private var metrics: WorkerMetrics
+    private var nextMetrics: Int64 = 0
+    static let metricsMilliseconds: Int64 = 2000
 
     public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
         self.service = service
@@ -26,6 +26,7 @@ public final class ServiceWorker {
         self.handler = handler
         self.logger = logger
         self.stopper = Stopper(context: context)
+        metrics = WorkerMetrics(service: service)
     }
 
     /// Serves until `stopper.request()`; then tells the gateway it leaves and returns.
@@ -48,7 +49,7 @@ public final class ServiceWorker {
 
         while !stopper.isRequested {
             var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket] } ?? []))
-            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune)
+            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextMetrics)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
             if ready[1] { break }
             if ready[0] {
@@ -62,9 +63,12 @@ public final class ServiceWorker {
                 if ready[2] { try subscription.deliverQueued() }
                 subscription.catchUpIfDue()
                 publishCommittedEvents(events)
+                metrics.eventsCaughtUp = subscription.caughtUp
+                metrics.laggingPublishers = subscription.laggingCount
             }
             runDueTick(events: events)
             pruneIfDue()
+            sendMetricsIfDue(events)
             let now = Clock.milliseconds()
             if now - lastReceived > heartbeat * Int64(options.liveness) {
                 logger.warning("gateway lost, redialling", ["endpoint": options.broker])
@@ -81,11 +85,18 @@ public final class ServiceWorker {
         }
         try? broker.send(WorkerMessage.disconnect.frames, wait: false)
         broker.close()
-        logger.info("worker stopped", ["service": service, "batches": batches, "requests": answered,
-                                       "batch.mean": batches == 0 ? 0 : answered / batches])
+        logger.info("worker stopped", ["service": service, "batches": metrics.batches, "requests": metrics.requests,
+                                       "batch.mean": metrics.batches == 0 ? 0 : metrics.requests / metrics.batches])
     }
 
     // MARK: timed work
+
+    /// Sends this worker's counters to the gateway (`metrics.<service>` on the bus) every two seconds.
+    private func sendMetricsIfDue(_ socket: Socket) {
+        guard Clock.milliseconds() >= nextMetrics else { return }
+        nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
+        try? socket.send(Message([Data((WorkerMetrics.topicPrefix + service).utf8), WireCodec.encode(metrics)]), wait: false)
+    }
 
     /// Monotonic milliseconds of the next outbox pruning.
     private var nextPrune: Int64 = 0
@@ -145,9 +156,12 @@ public final class ServiceWorker {
             }
         }
         guard !batch.isEmpty else { return .served(replied: false) }
+        let started = Clock.microseconds()
         let replies = answer(batch.map(\.body))
-        batches += 1
-        answered += batch.count
+        metrics.batchLatency.record(seconds: Double(Clock.microseconds() - started) / 1_000_000)
+        metrics.batches += 1
+        metrics.requests += batch.count
+        for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
         for (item, reply) in zip(batch, replies) {
             try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
         }
@@ -210,6 +224,7 @@ public final class ServiceWorker {
         do {
             for event in try handler.outbox.takeCommitted() {
                 try socket.send(Message([Data(event.topic.utf8), event.event]), wait: false)
+                metrics.eventsPublished += 1
             }
         } catch {
             logger.warning("event publish failed", ["error": error])

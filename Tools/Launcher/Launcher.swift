@@ -36,7 +36,7 @@ final class Launcher: @unchecked Sendable {
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
                               arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
                                           "--events-out", options.eventsOutEndpoint, "--shards", options.shardFlag,
-                                          "--data-dir", options.dataDirectory]
+                                          "--data-dir", options.dataDirectory, "--metrics", "\(options.host):\(options.basePort + 1)"]
                                   + gatewayCurve + level,
                               output: output)]
         for service in options.services {

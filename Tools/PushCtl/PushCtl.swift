@@ -26,7 +26,7 @@ struct PushCtl {
 
         COMMANDS:
           call <command> '<json>'            any device command, payload as JSON
-          status                             which services have workers (MMI)
+          status                             live topology: services, shards, workers, credit, queues, rates
           service <name>                     MMI mmi.service: 200, 404 or 501
           app create <name>                  create an app (admin): prints app_key and master_secret;
                                              --app-key adopts a key an app already ships
@@ -90,12 +90,26 @@ struct PushCtl {
         }
     }
 
+    /// The live topology (`mmi.topology`): every service and shard, its workers, credit in use,
+    /// queue, requests and rate. Exit 1 when a service of the catalog has no workers.
     private func status() throws -> Int32 {
+        let reply = try client.request("mmi.topology", [])
+        var rows: [[String]] = [["SERVICE", "WORKERS", "CREDIT IN USE", "QUEUE", "REQUESTS", "RATE/s"]]
+        if let first = reply.first, case .array(let entries)? = (try? JSONDecoder().decode(JSONValue.self, from: first))?["services"] {
+            for entry in entries {
+                func number(_ key: String) -> String { entry[key]?.number.map { String(Int($0)) } ?? "-" }
+                rows.append([entry["service"]?.string ?? "?", number("workers"), "\(number("credit_in_use"))/\(number("credit"))",
+                             number("queue"), number("requests_total"), number("rate")])
+            }
+        }
         var allUp = true
-        for service in Service.allCases {
-            let answer = try client.serviceStatus(service.name)
-            allUp = allUp && answer == "200"
-            print("\(service.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(answer == "200" ? "up" : "no workers")")
+        for service in Service.allCases where try client.serviceStatus(service.name) != "200" {
+            allUp = false
+            if !rows.contains(where: { $0[0] == service.name }) { rows.append([service.name, "0", "-", "-", "-", "-"]) }
+        }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            print(zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  "))
         }
         return allUp ? 0 : 1
     }

@@ -12,6 +12,7 @@ final class TestStack: @unchecked Sendable {
     let requestPort = Ports.free()
     let eventsInPort = Ports.free()
     let eventsOutPort = Ports.free()
+    let metricsPort = Ports.free()
     let dataDirectory = TestPaths.temporaryDirectory("stack")
     let context: Context
     /// The gateway's CURVE public key, when the test runs it with encryption.
@@ -57,7 +58,8 @@ final class TestStack: @unchecked Sendable {
     func startGateway() throws {
         gateway = try RunningProcess(TestPaths.executable("gateway"),
                                      ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut,
-                                      "--data-dir", dataDirectory, "--parent-pid", String(getpid())] + gatewayArguments,
+                                      "--data-dir", dataDirectory, "--metrics", "127.0.0.1:\(metricsPort)",
+                                      "--parent-pid", String(getpid())] + gatewayArguments,
                                      logDirectory: dataDirectory)
     }
 

@@ -3,11 +3,11 @@ import Foundation
 /// Reads `seq` and `code` from a reply frame without parsing all of it. Replies are written with
 /// sorted keys and neither key can appear inside our own strings' values before the real one is
 /// last, so the last `"seq":` and the first `"code":` are the fields.
-enum ReplySniffer {
+public enum ReplySniffer {
     private static let seqKey = Array("\"seq\":".utf8)
     private static let codeKey = Array("\"code\":".utf8)
 
-    static func seq(_ reply: Data) -> Int? {
+    public static func seq(_ reply: Data) -> Int? {
         reply.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             guard let at = lastIndex(of: seqKey, in: bytes) else { return nil }
@@ -15,7 +15,7 @@ enum ReplySniffer {
         }
     }
 
-    static func code(_ reply: Data) -> Int? {
+    public static func code(_ reply: Data) -> Int? {
         reply.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             guard let at = firstIndex(of: codeKey, in: bytes) else { return nil }

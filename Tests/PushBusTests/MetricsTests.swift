@@ -1,0 +1,54 @@
+import Client
+import Foundation
+import Schema
+import Testing
+
+/// `/metrics` and `/healthz` on the real gateway, and `mmi.topology` behind `pushctl status`.
+@Suite("metrics (integration)", .serialized)
+struct MetricsTests {
+    /// The value of the first sample line starting with `prefix`, or 0.
+    func sample(_ page: String, _ prefix: String) -> Double {
+        page.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
+    @Test func countersMoveWithTraffic() throws {
+        let stack = try TestStack().start(["registration", "tagging"])
+        let client = try stack.client()
+        #expect(try HTTPGet.fetch(port: stack.metricsPort, path: "/healthz") == (200, "ok\n"))
+        let before = try HTTPGet.fetch(port: stack.metricsPort, path: "/metrics").body
+
+        for n in 0..<20 {
+            let id = try client.register(deviceID: "m\(n)")
+            _ = try client.json("tags.add", ["app_key": "app1".json, "registration_id": id.json, "tags": .array(["vip".json])])
+        }
+        _ = try client.json("tags.add", ["app_key": "app1".json, "registration_id": "0a0a".json, "tags": .array(["bad tag".json])])
+
+        // Workers report every two seconds; wait, bounded, until the tagging worker's counters show the load.
+        var page = ""
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            page = try HTTPGet.fetch(port: stack.metricsPort, path: "/metrics").body
+            if sample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= 21 { break }
+            usleep(200_000)
+        } while Date() < deadline
+
+        #expect(sample(page, #"pushbus_gateway_requests_total{service="tagging"}"#) >= 21)
+        #expect(sample(page, #"pushbus_gateway_requests_total{service="tagging"}"#) > sample(before, #"pushbus_gateway_requests_total{service="tagging"}"#))
+        #expect(sample(page, #"pushbus_gateway_replies_total{service="tagging",code="6005"}"#) == 1)
+        #expect(sample(page, #"pushbus_gateway_request_seconds_count{service="tagging"}"#) >= 21)
+        #expect(sample(page, #"pushbus_gateway_workers{service="registration"}"#) == 1)
+        #expect(sample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= 21)
+        #expect(sample(page, #"pushbus_worker_replies_total{service="tagging",code="0"}"#) >= 20)
+        #expect(sample(page, #"pushbus_worker_events_published_total{service="registration"}"#) >= 20)
+        #expect(sample(page, "pushbus_gateway_events_forwarded_total") > 0)
+        #expect(page.contains("# TYPE pushbus_gateway_request_seconds histogram"))
+        #expect(try HTTPGet.fetch(port: stack.metricsPort, path: "/nothing").status == 404)
+
+        let topology = try client.request("mmi.topology", [])
+        let services = try JSONDecoder().decode(JSONValue.self, from: topology[0])["services"]
+        guard case .array(let entries)? = services else { Issue.record("no services in \(topology)"); return }
+        let tagging = entries.first { $0["service"] == "tagging".json }
+        #expect(tagging?["workers"] == .number(1))
+        #expect((tagging?["requests_total"]?.number ?? 0) >= 21)
+    }
+}
