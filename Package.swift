@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
         .executable(name: "pushbus-fuzz", targets: ["pushbus-fuzz"]),
+        .executable(name: "pushbus-backup", targets: ["pushbus-backup"]),
     ],
     targets: [
         // C libraries from Debian, through module maps.
@@ -64,6 +65,7 @@ let package = Package(
         .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
                 path: "Tools/ReplayKit"),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
+        .executableTarget(name: "pushbus-backup", dependencies: ["SQLite", "Runtime"], path: "Tools/Backup"),
         .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
                 path: "Tools/FuzzKit"),
         .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema", "Credentials"], path: "Tools/Fuzz"),

@@ -103,6 +103,22 @@ public final class Database {
         }
     }
 
+    /// Copies this database to `path` with SQLite's online backup API, while others keep writing
+    /// through this connection's file (WAL): the copy is one consistent moment of the database.
+    public func backup(to path: String) throws(SQLiteError) {
+        let target = try Database(path: path)
+        guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
+            throw target.error(sqlite3_errcode(target.handle), sql: nil)
+        }
+        var status: Int32
+        repeat {
+            status = sqlite3_backup_step(backup, 256)
+            if status == SQLITE_BUSY || status == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED
+        sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE else { throw target.error(status, sql: nil) }
+    }
+
     /// True while a transaction is open on this connection.
     public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

@@ -2,6 +2,7 @@ import Client
 import Foundation
 import Majordomo
 import Schema
+import SQLite
 import Testing
 import ZeroMQ
 
@@ -141,5 +142,20 @@ struct RegistrationIntegrationTests {
             while try subscriber.receive(wait: false) != nil { events += 1 }
         }
         #expect(events == burst, "no event of the burst is dropped on the way")
+    }
+
+    @Test func anOnlineBackupHoldsEveryAcknowledgedDevice() throws {
+        let stack = try TestStack().start()
+        let client = try stack.client()
+        for n in 0..<50 { _ = try client.register(deviceID: "backup-\(n)") }
+        let out = TestPaths.temporaryDirectory("backup")
+        let backup = try RunningProcess(TestPaths.executable("pushbus-backup"), ["--data-dir", stack.dataDirectory, "--out", out],
+                                        logDirectory: stack.dataDirectory)
+        #expect(backup.waitForExit(30) == 0, "\(backup.output)")
+        let copy = try Database(path: "\(out)/registration.sqlite")
+        #expect(try copy.value("SELECT COUNT(*) FROM devices").int == 50)
+        #expect(try copy.value("PRAGMA integrity_check").string == "ok")
+        #expect(FileManager.default.fileExists(atPath: "\(out)/server.key"), "the secrets travel with the data")
+        #expect(try client.register(deviceID: "after-backup").count == 20, "the service kept serving")
     }
 }

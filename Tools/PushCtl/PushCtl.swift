@@ -14,6 +14,8 @@ struct PushCtl {
         Flag("platform", default: "ios", help: "Platform for register."),
         Flag("device-id", default: nil, help: "Stable install id for register (same id, same registration ID)."),
         Flag("timeout-ms", default: "10000", help: "How long to wait for a reply, in milliseconds."),
+        Flag("shard", default: "0", help: "probe: the shard to check."),
+        Flag("shards", default: "1", help: "probe: how many shards the service runs."),
         Flag("curve-server-key", default: nil, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
         Flag("data-dir", default: "./data", help: "On the operator's machine: where admin.secret and server.key are, to sign any request."),
         Flag("master-secret", default: nil, help: "The app's master secret (with --app-key), to sign app-wide queries."),
@@ -28,6 +30,7 @@ struct PushCtl {
           call <command> '<json>'            any device command, payload as JSON
           status                             live topology: services, shards, workers, credit, queues, rates
           service <name>                     MMI mmi.service: 200, 404 or 501
+          probe <service>                    exit 0 when this shard (--shard, --shards) has a worker
           app create <name>                  create an app (admin): prints app_key and master_secret;
                                              --app-key adopts a key an app already ships
           register                           register a device (--app-key, --platform, --device-id)
@@ -65,6 +68,13 @@ struct PushCtl {
         case ("service", 1):
             print(try client.serviceStatus(args[0]))
             return 0
+        case ("probe", 1):
+            // For health checks: this shard of the service has a worker at the gateway.
+            let shards = try flags.int("shards", in: 1...1024)
+            let name = ShardHash.serviceName(args[0], shard: try flags.int("shard", in: 0...1023), of: shards)
+            let answer = try client.serviceStatus(name)
+            print("\(name) \(answer)")
+            return answer == "200" ? 0 : 1
         case ("app", 2) where args[0] == "create":
             var payload: [String: Any] = ["name": args[1]]
             if let key = flags.optionalString("app-key") { payload["app_key"] = key }
