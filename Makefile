@@ -24,6 +24,7 @@ run: release
 # The whole suite: unit tests, then integration tests against the real executables.
 test: test-deps
 	$(SWIFT) build --build-tests -j $(JOBS)
+	./Tools/validate-deploy.sh .build/debug
 	$(SWIFT) test --skip-build
 
 # Benchmarks (never part of `make test`); figures and commands in docs/benchmarks.md.

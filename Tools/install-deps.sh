@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what PushBus needs on a fresh Debian machine with Swift: the C libraries (libzmq,
-# SQLite) through apt, and for the tests pyzmq (the interop MDP client). Does nothing when all is there.
+# Installs what PushBus needs on a fresh Debian machine with Swift: the C libraries (libzmq, SQLite,
+# OpenSSL's libcrypto, libmicrohttpd) through apt, and for the tests pyzmq (the interop MDP client)
+# and kubernetes-validate (the manifest checks). Does nothing when all is there.
 set -euo pipefail
 
 packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev)
@@ -20,5 +21,9 @@ if [ "${1:-}" = "--test" ]; then
     if ! python3 -c 'import zmq' 2>/dev/null; then
         echo "installing pyzmq for the interop tests"
         python3 -m pip install --quiet pyzmq
+    fi
+    if ! python3 -c 'import kubernetes_validate' 2>/dev/null; then
+        echo "installing kubernetes-validate for the manifest checks"
+        python3 -m pip install --quiet kubernetes-validate
     fi
 fi
