@@ -15,19 +15,19 @@ public final class Broker {
     public let stopper: Stopper
     private let logger: Logger
 
-    private var router: Socket!
+    var router: Socket!
     private var authenticator: Authenticator!
-    private var metrics = GatewayMetrics()
-    private var metricsServer: MetricsServer?
-    private var recorder: Recorder?
-    private var requests: [UInt64: PendingRequest] = [:]
+    var metrics = GatewayMetrics()
+    var metricsServer: MetricsServer?
+    var recorder: Recorder?
+    var requests: [UInt64: PendingRequest] = [:]
     private var deadlines: [(id: UInt64, at: Int64)] = []
     private var deadlineHead = 0
-    private var services: [String: ServiceQueue] = [:]
-    private var workers: [Data: WorkerRecord] = [:]
-    private var nextID: UInt64 = 1
+    var services: [String: ServiceQueue] = [:]
+    var workers: [Data: WorkerRecord] = [:]
+    var nextID: UInt64 = 1
     /// App-wide queries waiting for their shards' replies.
-    private var gathers: [UInt64: Gather] = [:]
+    var gathers: [UInt64: Gather] = [:]
     private var roundRobin = 0
     private lazy var appRate = AppRateLimit(perSecond: options.appRate)
     /// Body frames a request may have; device commands have two.
@@ -201,7 +201,7 @@ public final class Broker {
 
     /// Queues a request for `target`, or refuses it when the service's queue is full. Returns its id.
     @discardableResult
-    private func accept(_ sender: Data, _ request: ClientMessage, target: String, body: [Data], seq: () -> Int?,
+    func accept(_ sender: Data, _ request: ClientMessage, target: String, body: [Data], seq: () -> Int?,
                         part: PendingRequest.Part? = nil) -> UInt64? {
         if services[target] == nil && services.count >= Self.maxServices {
             refuse(sender, request, .invalid("unknown service \(target)"), seq: seq())
@@ -223,25 +223,6 @@ public final class Broker {
         metrics.accepted(target)
         dispatch(target)
         return id
-    }
-
-    /// Sends an app-wide query to every shard that has a part of it; the replies are merged once all are in.
-    private func scatter(_ sender: Data, _ request: ClientMessage, command: Command, service: String, parts: [Data?], seq: Int?) {
-        let id = nextID
-        nextID += 1
-        gathers[id] = Gather(client: sender, request: request, command: command, seq: seq, replies: parts.map { _ in nil },
-                             waiting: parts.compactMap { $0 }.count, arrivedAt: Clock.milliseconds())
-        for (shard, part) in parts.enumerated() {
-            guard let part else { continue }
-            let target = ShardHash.serviceName(service, shard: shard, of: parts.count)
-            let accepted = accept(sender, request, target: target, body: [request.body[0], part], seq: { seq },
-                                  part: .init(gather: id, index: shard))
-            if accepted == nil {
-                // The refusal went to the client already; drop the rest of the query.
-                gathers[id] = nil
-                return
-            }
-        }
     }
 
     private func handleWorker(_ sender: Data, _ command: WorkerMessage) {
@@ -284,33 +265,10 @@ public final class Broker {
         }
     }
 
-    private func answerMMI(_ sender: Data, _ request: ClientMessage) {
-        let answer: String
-        if request.service == "mmi.service" {
-            let name = request.body.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
-            answer = hasWorkers(name) ? "200" : "404"
-        } else if request.service == "mmi.topology" {
-            send(to: sender, ClientMessage(service: request.service, body: [topology()]).frames)
-            return
-        } else {
-            answer = "501"
-        }
-        send(to: sender, ClientMessage(service: request.service, strings: [answer]).frames)
-    }
-
-    /// A sharded service has workers when every one of its shards has.
-    private func hasWorkers(_ name: String) -> Bool {
-        if name == DeviceRouting.service { return workers.isEmpty == false }
-        let shards = options.shards.count(name)
-        return (0..<shards).allSatisfy { shard in
-            services[ShardHash.serviceName(name, shard: shard, of: shards)].map { !$0.workers.isEmpty } ?? false
-        }
-    }
-
     // MARK: dispatch and expiry
 
     /// Hands waiting requests of `service` to its workers while any has credit left.
-    private func dispatch(_ service: String) {
+    func dispatch(_ service: String) {
         guard var queue = services[service], !queue.workers.isEmpty else { return }
         defer { services[service] = queue }
         while queue.waitingCount > 0 {
@@ -392,7 +350,7 @@ public final class Broker {
 
     /// Sends a worker's reply (or the broker's error) to the client of an accepted request; the part
     /// of an app-wide query waits for the other shards instead.
-    private func answer(_ request: PendingRequest, _ body: [Data]) {
+    func answer(_ request: PendingRequest, _ body: [Data]) {
         if let part = request.part {
             collect(part, body.first ?? Data())
             return
@@ -402,34 +360,19 @@ public final class Broker {
         metrics.answered(request.target, reply: body.first, arrivedAt: request.arrivedAt, now: Clock.milliseconds())
     }
 
-    private func collect(_ part: PendingRequest.Part, _ reply: Data) {
-        guard var gather = gathers[part.gather] else { return }
-        gather.replies[part.index] = reply
-        gather.waiting -= 1
-        guard gather.waiting == 0 else {
-            gathers[part.gather] = gather
-            return
-        }
-        gathers[part.gather] = nil
-        let merged = [ShardGather.merge(gather.command, request: gather.request.body[1], replies: gather.replies, seq: gather.seq)]
-        send(to: gather.client, ClientMessage(service: gather.request.service, body: merged).frames)
-        metrics.answered(gather.command.service.name, reply: merged.first, arrivedAt: gather.arrivedAt, now: Clock.milliseconds())
-        recorder?.record(arrivedAt: gather.arrivedAt, service: gather.request.service, body: gather.request.body, reply: merged)
-    }
-
-    private func answer(_ request: PendingRequest, _ error: CommandError) {
+    func answer(_ request: PendingRequest, _ error: CommandError) {
         answer(request, [WireCodec.errorReply(error, seq: request.body.last.flatMap(WireCodec.seq(of:)))])
     }
 
     /// Answers a request the broker refuses before accepting it.
-    private func refuse(_ sender: Data, _ request: ClientMessage, _ error: CommandError, seq: Int?) {
+    func refuse(_ sender: Data, _ request: ClientMessage, _ error: CommandError, seq: Int?) {
         let body = [WireCodec.errorReply(error, seq: seq)]
         send(to: sender, ClientMessage(service: request.service, body: body).frames)
         metrics.answered(request.service, reply: body.first, arrivedAt: Clock.milliseconds(), now: Clock.milliseconds())
         recorder?.record(arrivedAt: Clock.milliseconds(), service: request.service, body: request.body, reply: body)
     }
 
-    private func send(to identity: Data, _ message: Message) {
+    func send(to identity: Data, _ message: Message) {
         var routed = message
         routed.prepend(identity)
         do {
@@ -446,38 +389,5 @@ public final class Broker {
             if counting, message.count == 2 { metrics.forwarded(topic: message[0], event: message[1]) }
             try? sink.send(message, wait: false)
         }
-    }
-
-    // MARK: metrics and topology
-
-    private var ratesSampledAt: Int64 = 0
-
-    /// Refreshes the `/metrics` page (and the request rates, once a second).
-    private func publishMetrics(now: Int64) {
-        if now - ratesSampledAt >= 1000 {
-            metrics.sampleRates(now: now)
-            ratesSampledAt = now
-        }
-        metricsServer?.publish(metrics.render(queues: queueView()), at: now)
-    }
-
-    private func queueView() -> [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] {
-        var view: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] = [:]
-        for (name, queue) in services {
-            let held = queue.workers.compactMap { workers[$0] }
-            view[name] = (queue.waitingCount, held.count, held.reduce(0) { $0 + $1.inFlight.count }, held.reduce(0) { $0 + $1.credit })
-        }
-        return view
-    }
-
-    /// `mmi.topology`: every service with its workers, queue, credit in use and request rate, as JSON.
-    private func topology() -> Data {
-        let entries = queueView().sorted { $0.key < $1.key }.map { name, queue -> JSONValue in
-            .object(["service": .string(name), "workers": .number(Double(queue.workers)), "queue": .number(Double(queue.waiting)),
-                     "credit_in_use": .number(Double(queue.inUse)), "credit": .number(Double(queue.credit)),
-                     "requests_total": .number(Double(metrics.requests[name] ?? 0)),
-                     "rate": .number((metrics.rates[name] ?? 0).rounded())])
-        }
-        return WireCodec.encode(JSONValue.object(["services": .array(entries)]))
     }
 }

@@ -32,8 +32,9 @@ struct GatewayMetrics {
         workers[snapshot.service] = snapshot
     }
 
-    /// Updates the request rates; call about once a second.
+    /// Updates the request rates when a second or more has passed since the last sample.
     mutating func sampleRates(now: Int64) {
+        guard now - countedAt >= 1000 else { return }
         let seconds = Double(now - countedAt) / 1000
         if countedAt > 0, seconds > 0 {
             rates = requests.mapValues { _ in 0 }.merging(requests.map { ($0.key, Double($0.value - (counted[$0.key] ?? 0)) / seconds) }) { $1 }
