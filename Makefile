@@ -21,11 +21,12 @@ release: deps
 run: release
 	.build/release/pushbus $(ARGS)
 
-# The whole suite: unit tests, then integration tests against the real executables.
+# The whole suite: deploy/ checks, unit tests, then integration tests against the real executables.
+# Serially (--no-parallel): the load, crash and fuzz tests would otherwise skew the timing of others.
 test: test-deps
 	$(SWIFT) build --build-tests -j $(JOBS)
 	./Tools/validate-deploy.sh .build/debug
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 # Benchmarks (never part of `make test`); figures and commands in docs/benchmarks.md.
 bench: release

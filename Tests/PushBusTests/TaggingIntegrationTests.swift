@@ -76,7 +76,7 @@ struct TaggingIntegrationTests {
         #expect(try client.json("device.delete", device).code == 0)
 
         // device.deleted travels registration → bus → tagging; wait for its effect, bounded.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, strings(try client.json("tags.get", device)["tags"]) != [] { usleep(20_000) }
         #expect(strings(try client.json("tags.get", device)["tags"]) == [])
         #expect(try client.json("alias.get", device)["alias"] == .null)
