@@ -76,9 +76,9 @@ let package = Package(
         .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema"],
                           path: "Tools/BenchAnalytics"),
         .executableTarget(name: "bench-scheduler",
-                          dependencies: ["SchedulerKit", "Client", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
+                          dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
                           path: "Tools/BenchScheduler"),
-        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Runtime", "Schema", "SQLite"],
+        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Schema", "SQLite"],
                           path: "Tools/BenchBadge"),
 
         .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Schema", "SQLite"],

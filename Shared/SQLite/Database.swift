@@ -97,8 +97,8 @@ public final class Database {
             try run("RELEASE \(name)")
             return result
         } catch {
-            try? run("ROLLBACK TO \(name)")
-            try? run("RELEASE \(name)")
+            _ = try? run("ROLLBACK TO \(name)")
+            _ = try? run("RELEASE \(name)")
             throw error
         }
     }

@@ -20,10 +20,9 @@ public final class Store {
         }
         try db.execute("PRAGMA synchronous = \(durable ? "FULL" : "NORMAL")")
         try db.execute("PRAGMA foreign_keys = ON")
-        // A service's working set stays in memory: 64 MiB of page cache (SQLite's default is 2 MiB)
-        // and reads through a memory map, so a busy batch does not go back to the file for pages.
+        // A service's working set stays in memory: up to 64 MiB of page cache (SQLite's default is
+        // 2 MiB), so a busy batch does not go back to the file for pages.
         try db.execute("PRAGMA cache_size = -65536")
-        try db.execute("PRAGMA mmap_size = 1073741824")
         // Checkpoint every 10,000 WAL pages instead of 1,000: a page rewritten by many commits is
         // copied into the database file once per checkpoint, not once per thousand pages.
         try db.execute("PRAGMA wal_autocheckpoint = 10000")

@@ -1,4 +1,5 @@
 import Client
+import Credentials
 import Foundation
 import ZeroMQ
 
@@ -7,6 +8,8 @@ import ZeroMQ
 final class BenchStack {
     let endpoint: String
     private let context: Context
+    /// The deployment's secrets, to sign the pushes as the app.
+    private let secrets: Secrets
     private var processes: [Process] = []
 
     init(basePort: Int, dataDirectory: String) throws {
@@ -15,7 +18,9 @@ final class BenchStack {
         let bin = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
         let bus = ["--events-in", "tcp://127.0.0.1:\(basePort + 2)", "--events-out", "tcp://127.0.0.1:\(basePort + 3)",
                    "--endpoint", endpoint, "--log-level", "warning", "--parent-pid", String(getpid())]
-        try launch("\(bin)/gateway", bus + ["--request-timeout-ms", "60000"])
+        secrets = try Secrets.load(directory: dataDirectory)
+        try launch("\(bin)/gateway", bus + ["--request-timeout-ms", "60000", "--data-dir", dataDirectory,
+                                            "--metrics", "127.0.0.1:\(basePort + 1)"])
         try launch("\(bin)/badge", bus + ["--data-dir", dataDirectory])
         let probe = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 200)
         let deadline = Date().addingTimeInterval(30)
@@ -28,7 +33,9 @@ final class BenchStack {
     deinit { stop() }
 
     func client() throws -> MajordomoClient {
-        try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 60_000)
+        let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 60_000)
+        client.signer = Signer(secrets: secrets)
+        return client
     }
 
     /// SIGTERM to each process, badge first, and waits for the exits. Safe to call twice.

@@ -1,3 +1,5 @@
+import Client
+import Credentials
 import Foundation
 import Majordomo
 import Schema
@@ -6,8 +8,11 @@ import ZeroMQ
 /// Sends device commands through the gateway with many in flight on one DEALER socket.
 struct Pipeline {
     let socket: Socket
+    /// Signs each request as its device, with the deployment's secrets.
+    let signer: Signer
 
-    init(context: Context, endpoint: String) throws {
+    init(context: Context, endpoint: String, secrets: Secrets) throws {
+        signer = Signer(secrets: secrets)
         socket = try Socket(context, .dealer)
         try socket.setHighWaterMarks(send: 0, receive: 0)
         try socket.connect(endpoint)
@@ -23,7 +28,7 @@ struct Pipeline {
         while codes.count < requests.count {
             while next < requests.count && next - codes.count < window {
                 let request = requests[next]
-                try socket.send(ClientMessage(service: "device", body: [Data(request.command.utf8), request.payload]).frames)
+                try socket.send(ClientMessage(service: "device", body: signer.sign(command: request.command, payload: request.payload)).frames)
                 next += 1
             }
             guard Date() < deadline else { throw BenchError("replies stopped after \(codes.count) of \(requests.count)") }

@@ -1,4 +1,5 @@
 import Client
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -45,8 +46,17 @@ say("seeded \(seeded) requests for \(devices) devices in \(String(format: "%.1f"
 let context = try Context()
 let request = freePort(), eventsIn = freePort(), eventsOut = freePort()
 let endpoint = "tcp://127.0.0.1:\(request)"
+// The gateway and both schedulers share one deployment's secrets.
+let secrets = try Secrets.load(directory: work)
+for dir in [emptyDir, fullDir] {
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    for name in ["admin.secret", "server.key"] where !FileManager.default.fileExists(atPath: "\(dir)/\(name)") {
+        try FileManager.default.copyItem(atPath: "\(work)/\(name)", toPath: "\(dir)/\(name)")
+    }
+}
 let gateway = try ServiceProcess("\(bin)/gateway", ["--endpoint", endpoint, "--events-in", "tcp://127.0.0.1:\(eventsIn)",
-                                                    "--events-out", "tcp://127.0.0.1:\(eventsOut)"],
+                                                    "--events-out", "tcp://127.0.0.1:\(eventsOut)", "--data-dir", work,
+                                                    "--metrics", "127.0.0.1:\(freePort())"],
                                  log: "\(work)/gateway.log")
 let client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: 500)
 _ = try gateway.wait(for: "scheduler", status: "404", client: client)
@@ -69,7 +79,7 @@ say("start-up: empty \(ms(emptyStart)), \(seeded) pending \(ms(fullStart))")
 
 // 3. Lateness: lone requests first, then the burst, all through the gateway against the full scheduler.
 let collector = try FiredCollector(context: context, endpoint: "tcp://127.0.0.1:\(eventsOut)")
-let pipeline = try Pipeline(context: context, endpoint: endpoint)
+let pipeline = try Pipeline(context: context, endpoint: endpoint, secrets: secrets)
 
 func add(_ device: String, _ identifier: String, at due: Double) -> (command: String, payload: Data) {
     let payload = LocalAdd(appKey: "bench", registrationID: device, identifier: identifier,
