@@ -21,8 +21,10 @@ final class Recorder {
     }
 
     /// Records one request (`body` = command, payload) that arrived at `arrivedAt` and the reply it got.
+    /// Internal traffic (a worker's `events.fetch`) is not a device command and is not recorded.
     func record(arrivedAt: Int64, service: String, body: [Data], reply: [Data]) {
         let command = body.first.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        guard Command(rawValue: command) != nil || service == "device" else { return }
         let call = RecordedCall(t: Double(arrivedAt - start), service: service, command: command,
                                 payload: body.count > 1 ? Self.json(body[1]) : .object([:]),
                                 reply: reply.first.map(Self.json))

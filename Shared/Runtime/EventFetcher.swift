@@ -16,6 +16,13 @@ final class EventFetcher {
         client.signer = Signer(secrets: secrets)
     }
 
+    /// The services the gateway knows (`mmi.topology`), each a possible publisher; empty when it cannot tell.
+    func publishers() -> [String] {
+        guard let body = try? client.request("mmi.topology", []), let first = body.first,
+              case .array(let entries)? = (try? JSONTreeDecoder().decode(JSONValue.self, from: first))?["services"] else { return [] }
+        return entries.compactMap { $0["service"]?.string }
+    }
+
     /// The publisher's events after `sequence`, oldest first; nil when it could not be asked.
     func fetch(from publisher: String, after sequence: Int64, limit: Int = EventFetch.maxLimit) -> [BusEvent]? {
         let request = WireCodec.encode(EventFetch(after: sequence, limit: limit))

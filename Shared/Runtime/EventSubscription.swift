@@ -9,7 +9,10 @@ import ZeroMQ
 /// transaction as the event's effect. An event past a gap (missed on the bus, or sent while this
 /// service was down) first fetches the missing ones from the publisher's outbox; if the publisher
 /// cannot answer, the publisher is marked lagging and retried every `retryMilliseconds`, and nothing
-/// past the gap is applied before the gap is filled. Owned by the worker loop's thread.
+/// past the gap is applied before the gap is filled. A gap with nothing after it (the last events
+/// before a quiet spell, or those sent before the bus carried this service's subscription) shows no
+/// gap at all, so every `sweepMilliseconds` the subscription also asks every service the gateway
+/// knows for what follows its cursor. Owned by the worker loop's thread.
 final class EventSubscription {
     let follower: EventFollower
     private let fetcher: EventFetcher
@@ -20,19 +23,24 @@ final class EventSubscription {
     /// Publishers whose events this service may have missed; at start, every publisher it knows.
     private var lagging: Set<String>
     private var nextRetry: Int64 = 0
+    private var nextSweep: Int64 = 0
+    static let sweepMilliseconds: Int64 = 5000
+    /// This worker's own service name: it never asks itself (its loop would be the one to answer).
+    private let own: String
     /// Events fetched from publishers after a gap, for the metrics.
     private(set) var caughtUp = 0
     var laggingCount: Int { lagging.count }
     static let retryMilliseconds: Int64 = 2000
 
     /// Nil when the handler follows no topic.
-    init?(handler: any RequestHandler, options: WorkerOptions, context: Context, logger: Logger) throws {
+    init?(handler: any RequestHandler, service: String, options: WorkerOptions, context: Context, logger: Logger) throws {
         guard let follower = try EventFollower(topics: handler.subscriptions, endpoint: options.eventsOut,
                                                context: context, logger: logger) else { return nil }
         self.follower = follower
         self.handler = handler
         self.logger = logger
         topics = Set(handler.subscriptions.map(\.rawValue))
+        own = service
         fetcher = try EventFetcher(endpoint: options.broker, context: context,
                                    secrets: try Secrets.load(directory: options.dataDirectory), serverKey: options.curveServerKey)
         lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) })
@@ -49,8 +57,13 @@ final class EventSubscription {
         }
     }
 
-    /// Fetches what lagging publishers hold for us, at most every `retryMilliseconds`.
+    /// Fetches what lagging publishers hold for us, at most every `retryMilliseconds`; every
+    /// `sweepMilliseconds` every service the gateway knows counts as lagging.
     func catchUpIfDue() {
+        if Clock.milliseconds() >= nextSweep {
+            nextSweep = Clock.milliseconds() + Self.sweepMilliseconds
+            lagging.formUnion(fetcher.publishers().filter { $0 != own })
+        }
         guard !lagging.isEmpty, Clock.milliseconds() >= nextRetry else { return }
         nextRetry = Clock.milliseconds() + Self.retryMilliseconds
         commit { db in
@@ -60,8 +73,8 @@ final class EventSubscription {
         }
     }
 
-    /// Monotonic milliseconds of the next catch-up attempt, or nil when nothing lags.
-    var nextCatchUp: Int64? { lagging.isEmpty ? nil : nextRetry }
+    /// Monotonic milliseconds of the next catch-up attempt or sweep.
+    var nextCatchUp: Int64 { lagging.isEmpty ? nextSweep : min(nextRetry, nextSweep) }
 
     private func commit(_ body: @escaping (Database) throws -> Void) {
         do {

@@ -36,7 +36,8 @@ public final class ServiceWorker {
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
         try events.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try events.connect(options.events)
-        let subscription = try EventSubscription(handler: handler, options: options, context: stopper.context, logger: logger)
+        let subscription = try EventSubscription(handler: handler, service: service, options: options,
+                                                 context: stopper.context, logger: logger)
         defer {
             subscription?.close()
             events.close()

@@ -162,6 +162,17 @@ struct ReliableEventsTests {
         #expect(applied == Array(1...400), "every event once, in order (\(applied.count) applied)")
     }
 
+    @Test func eventsSentBeforeASubscriberExistedReachItWithoutALaterEvent() throws {
+        let stack = try TestStack().start()
+        let client = try stack.client()
+        for _ in 0..<30 { _ = try client.register() }   // published before the recorder subscribes, then silence
+        let (recorder, stop) = try startRecorder(stack, path: "\(stack.dataDirectory)/late.sqlite")
+        defer { stop() }
+        let deadline = Date().addingTimeInterval(20)
+        while try recorder.applied().count < 30 && Date() < deadline { usleep(50_000) }
+        #expect(try recorder.applied() == Array(1...30), "the sweep found what no gap could show")
+    }
+
     @Test func publishedEventsArePrunedAfterTheRetentionButNumberingGoesOn() throws {
         let store = try Store(path: TestPaths.temporaryDirectory("prune") + "/p.sqlite",
                               migrations: [Outbox.migration, Outbox.catchUpMigration])
