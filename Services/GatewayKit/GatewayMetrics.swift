@@ -45,54 +45,54 @@ struct GatewayMetrics {
 
     /// The whole page. `queues` is the broker's live view: service → waiting, workers, credit in use, credit.
     func render(queues: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)]) -> String {
-        var lines: [String] = []
-        func family(_ name: String, _ type: String, _ help: String) {
-            lines.append("# HELP \(name) \(help)")
-            lines.append("# TYPE \(name) \(type)")
+        var page = PrometheusPage()
+        page.family("pushbus_gateway_requests_total", "counter", "Requests the gateway accepted, by service.")
+        page.family("pushbus_gateway_replies_total", "counter", "Replies sent to clients, by service and result code.")
+        page.family("pushbus_gateway_request_seconds", "histogram", "Time from a request's arrival to its reply.")
+        page.family("pushbus_gateway_queue_depth", "gauge", "Requests waiting for a worker.")
+        page.family("pushbus_gateway_workers", "gauge", "Workers serving the service.")
+        page.family("pushbus_gateway_credit_in_use", "gauge", "Requests held by workers, against their credit.")
+        page.family("pushbus_gateway_credit", "gauge", "Credit the service's workers announced.")
+        page.family("pushbus_gateway_events_forwarded_total", "counter", "Messages the event bus forwarded.")
+        page.family("pushbus_worker_requests_total", "counter", "Requests a worker answered.")
+        page.family("pushbus_worker_replies_total", "counter", "A worker's replies by result code.")
+        page.family("pushbus_worker_batches_total", "counter", "Batches a worker committed (group commit).")
+        page.family("pushbus_worker_batch_seconds", "histogram", "Time to run and commit a batch.")
+        page.family("pushbus_worker_events_published_total", "counter", "Events a worker published.")
+        page.family("pushbus_worker_events_caught_up_total", "counter", "Events a worker missed on the bus and fetched from their publisher.")
+        page.family("pushbus_worker_lagging_publishers", "gauge", "Publishers whose missed events a worker could not fetch yet.")
+
+        for (service, n) in requests.sorted(by: { $0.key < $1.key }) {
+            page.add("pushbus_gateway_requests_total", "service=\"\(service)\"", n)
         }
-        family("pushbus_gateway_requests_total", "counter", "Requests the gateway accepted, by service.")
-        for (service, n) in requests.sorted(by: { $0.key < $1.key }) { lines.append("pushbus_gateway_requests_total{service=\"\(service)\"} \(n)") }
-        family("pushbus_gateway_replies_total", "counter", "Replies sent to clients, by service and result code.")
         for (service, codes) in replies.sorted(by: { $0.key < $1.key }) {
             for (code, n) in codes.sorted(by: { $0.key < $1.key }) {
-                lines.append("pushbus_gateway_replies_total{service=\"\(service)\",code=\"\(code)\"} \(n)")
+                page.add("pushbus_gateway_replies_total", "service=\"\(service)\",code=\"\(code)\"", n)
             }
         }
-        family("pushbus_gateway_request_seconds", "histogram", "Time from a request's arrival to its reply.")
         for (service, histogram) in latency.sorted(by: { $0.key < $1.key }) {
-            lines += histogram.lines("pushbus_gateway_request_seconds", labels: "service=\"\(service)\"")
+            page.samples("pushbus_gateway_request_seconds", histogram.lines("pushbus_gateway_request_seconds", labels: "service=\"\(service)\""))
         }
-        family("pushbus_gateway_queue_depth", "gauge", "Requests waiting for a worker.")
-        family("pushbus_gateway_workers", "gauge", "Workers serving the service.")
-        family("pushbus_gateway_credit_in_use", "gauge", "Requests held by workers, against their credit.")
-        family("pushbus_gateway_credit", "gauge", "Credit the service's workers announced.")
         for (service, queue) in queues.sorted(by: { $0.key < $1.key }) {
-            let label = "{service=\"\(service)\"}"
-            lines.append("pushbus_gateway_queue_depth\(label) \(queue.waiting)")
-            lines.append("pushbus_gateway_workers\(label) \(queue.workers)")
-            lines.append("pushbus_gateway_credit_in_use\(label) \(queue.inUse)")
-            lines.append("pushbus_gateway_credit\(label) \(queue.credit)")
+            let label = "service=\"\(service)\""
+            page.add("pushbus_gateway_queue_depth", label, queue.waiting)
+            page.add("pushbus_gateway_workers", label, queue.workers)
+            page.add("pushbus_gateway_credit_in_use", label, queue.inUse)
+            page.add("pushbus_gateway_credit", label, queue.credit)
         }
-        family("pushbus_gateway_events_forwarded_total", "counter", "Messages the event bus forwarded.")
-        lines.append("pushbus_gateway_events_forwarded_total \(eventsForwarded)")
-
-        family("pushbus_worker_requests_total", "counter", "Requests a worker answered.")
-        family("pushbus_worker_replies_total", "counter", "A worker's replies by result code.")
-        family("pushbus_worker_batches_total", "counter", "Batches a worker committed (group commit).")
-        family("pushbus_worker_batch_seconds", "histogram", "Time to run and commit a batch.")
-        family("pushbus_worker_events_published_total", "counter", "Events a worker published.")
-        family("pushbus_worker_events_caught_up_total", "counter", "Events a worker missed on the bus and fetched from their publisher.")
-        family("pushbus_worker_lagging_publishers", "gauge", "Publishers whose missed events a worker could not fetch yet.")
+        page.add("pushbus_gateway_events_forwarded_total", "", eventsForwarded)
         for (worker, m) in workers.sorted(by: { $0.key < $1.key }) {
             let label = "service=\"\(worker)\""
-            lines.append("pushbus_worker_requests_total{\(label)} \(m.requests)")
-            for (code, n) in m.codes.sorted(by: { $0.key < $1.key }) { lines.append("pushbus_worker_replies_total{\(label),code=\"\(code)\"} \(n)") }
-            lines.append("pushbus_worker_batches_total{\(label)} \(m.batches)")
-            lines += m.batchLatency.lines("pushbus_worker_batch_seconds", labels: label)
-            lines.append("pushbus_worker_events_published_total{\(label)} \(m.eventsPublished)")
-            lines.append("pushbus_worker_events_caught_up_total{\(label)} \(m.eventsCaughtUp)")
-            lines.append("pushbus_worker_lagging_publishers{\(label)} \(m.laggingPublishers)")
+            page.add("pushbus_worker_requests_total", label, m.requests)
+            for (code, n) in m.codes.sorted(by: { $0.key < $1.key }) {
+                page.add("pushbus_worker_replies_total", "\(label),code=\"\(code)\"", n)
+            }
+            page.add("pushbus_worker_batches_total", label, m.batches)
+            page.samples("pushbus_worker_batch_seconds", m.batchLatency.lines("pushbus_worker_batch_seconds", labels: label))
+            page.add("pushbus_worker_events_published_total", label, m.eventsPublished)
+            page.add("pushbus_worker_events_caught_up_total", label, m.eventsCaughtUp)
+            page.add("pushbus_worker_lagging_publishers", label, m.laggingPublishers)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return page.text
     }
 }

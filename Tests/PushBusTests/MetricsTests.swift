@@ -42,6 +42,15 @@ struct MetricsTests {
         #expect(sample(page, #"pushbus_worker_events_published_total{service="registration"}"#) >= 20)
         #expect(sample(page, "pushbus_gateway_events_forwarded_total") > 0)
         #expect(page.contains("# TYPE pushbus_gateway_request_seconds histogram"))
+        // The exposition format wants each family's samples together, right after its TYPE line.
+        var family = ""
+        for line in page.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") { family = String(line.split(separator: " ")[2]); continue }
+            guard !line.hasPrefix("#") else { continue }
+            let name = String(line.prefix { $0 != "{" && $0 != " " })
+            let base = ["_bucket", "_sum", "_count"].reduce(name) { $0.hasSuffix($1) && $0 != family ? String($0.dropLast($1.count)) : $0 }
+            #expect(base == family, "\(line) sits under \(family)")
+        }
         #expect(try HTTPGet.fetch(port: stack.metricsPort, path: "/nothing").status == 404)
 
         let topology = try client.request("mmi.topology", [])
