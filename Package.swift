@@ -45,7 +45,7 @@ let package = Package(
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Credentials"],
                           path: "Services/Registration"),
-        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime"],
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
                 path: "Services/AnalyticsKit"),
         .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime"],
                           path: "Services/Analytics"),

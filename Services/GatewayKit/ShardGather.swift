@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema

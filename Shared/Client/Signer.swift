@@ -30,7 +30,7 @@ public final class Signer {
         }
         fields["ts"] = .number(now.timeIntervalSince1970.rounded(.down))
         // Two equal requests in one second must not look like a replay of each other.
-        fields["nonce"] = .string(HMAC.randomHex(bytes: 8))
+        fields["nonce"] = .string(RandomKey.hex(bytes: 8))
         let signed = WireCodec.encode(JSONValue.object(fields))
         guard let (principal, key) = signature(command: command, fields: fields) else { return [Data(command.utf8), payload] }
         return [Data(command.utf8), signed, Proof(principal: principal, key: key, command: command, payload: signed).frame]

@@ -35,10 +35,4 @@ public enum HMAC {
         return CRYPTO_memcmp(x, y, x.count) == 0
     }
 
-    /// `count` random bytes from OpenSSL, as hex.
-    public static func randomHex(bytes count: Int) -> String {
-        var bytes = [UInt8](repeating: 0, count: count)
-        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "the system random source failed")
-        return hex(bytes)
-    }
 }

@@ -33,7 +33,7 @@ public struct Secrets: Sendable {
         let path = (directory as NSString).appendingPathComponent(name)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         if fd >= 0 {
-            let secret = HMAC.randomHex(bytes: 32) + "\n"
+            let secret = RandomKey.hex(bytes: 32) + "\n"
             _ = secret.withCString { write(fd, $0, strlen($0)) }
             fsync(fd)
             close(fd)

@@ -13,7 +13,7 @@ struct AuthenticationTests {
               ts: Date = Date()) throws -> (reply: JSONValue, body: [Data]) {
         var fields = fields
         fields["ts"] = .number(ts.timeIntervalSince1970.rounded(.down))
-        fields["nonce"] = .string(HMAC.randomHex(bytes: 8))
+        fields["nonce"] = .string(RandomKey.hex(bytes: 8))
         let payload = WireCodec.encode(JSONValue.object(fields))
         var body = [Data(command.utf8), payload]
         if let principal { body.append(Proof(principal: principal, key: key, command: command, payload: payload).frame) }

@@ -1,5 +1,6 @@
 import BadgeKit
 import Client
+import Credentials
 import Foundation
 import Runtime
 import Schema
