@@ -9,10 +9,10 @@ struct AppRateLimit {
 
     init(perSecond: Int) { self.perSecond = Double(perSecond) }
 
-    /// Takes a token for the app named in `payload` at monotonic millisecond `now`; false when none is left.
-    /// A payload without an app_key is not limited here (the service refuses it with 1005).
-    mutating func allow(payload: Data, now: Int64) -> Bool {
-        guard let appKey = (try? JSONTreeDecoder().decode(AppKeyOnly.self, from: payload))?.appKey else { return true }
+    /// Takes a token for `appKey` at monotonic millisecond `now`; false when none is left.
+    /// A request without an app_key is not limited here (the service refuses it with 1005).
+    mutating func allow(appKey: String?, now: Int64) -> Bool {
+        guard let appKey else { return true }
         var bucket = buckets[appKey] ?? (perSecond, now)
         bucket.tokens = min(perSecond, bucket.tokens + Double(now - bucket.at) * perSecond / 1000)
         bucket.at = now
@@ -26,11 +26,4 @@ struct AppRateLimit {
         return true
     }
 
-    private struct AppKeyOnly: Decodable {
-        let appKey: String?
-        enum CodingKeys: String, CodingKey { case appKey = "app_key" }
-        init(from decoder: any Decoder) throws {
-            appKey = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .appKey)
-        }
-    }
 }

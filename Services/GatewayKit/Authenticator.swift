@@ -16,12 +16,10 @@ struct Authenticator {
     init(secrets: Secrets) { self.secrets = secrets }
 
     /// The body to forward (`[command, payload]`, the proof removed), or why the request is refused.
-    /// A malformed request is answered as such (6017, or 6001 for a device command without its
-    /// registration_id) before its proof is looked at.
-    mutating func check(command: String, body: [Data], now: Int64) -> Result<[Data], CommandError> {
+    /// `claims` is the payload as the broker read it; a device command without its registration_id
+    /// is answered 6001 before its proof is looked at.
+    mutating func check(command: String, body: [Data], claims: PayloadKeys, now: Int64) -> Result<[Data], CommandError> {
         let known = Command(rawValue: command)
-        let claims: Claims
-        do { claims = try WireCodec.decode(Claims.self, from: body[1]) } catch { return .failure(error) }
         if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
            claims.registrationID == nil {
             return .failure(.empty("missing field registration_id"))
@@ -69,12 +67,4 @@ struct Authenticator {
     }
 
     private func refusal(_ reason: String) -> CommandError { CommandError(.appKeyInvalid, reason) }
-
-    /// What the proof check reads of the payload; a field of the wrong type is a malformed request.
-    private struct Claims: Decodable {
-        var appKey: String?
-        var registrationID: String?
-        var ts: Int64?
-        enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", ts }
-    }
 }

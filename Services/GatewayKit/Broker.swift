@@ -150,24 +150,27 @@ public final class Broker {
             return
         }
         var request = signed
+        var keys = PayloadKeys()
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
-            switch authenticator.check(command: command, body: request.body, now: Int64(Date().timeIntervalSince1970)) {
+            do {
+                keys = try WireCodec.decode(PayloadKeys.self, from: request.body[1])
+            } catch {
+                refuse(sender, request, error, seq: WireCodec.seq(of: request.body[1]))
+                return
+            }
+            switch authenticator.check(command: command, body: request.body, claims: keys, now: Int64(Date().timeIntervalSince1970)) {
             case .success(let body): request.body = body
             case .failure(let error):
-                refuse(sender, request, error, seq: request.body.count > 1 ? WireCodec.seq(of: request.body[1]) : nil)
+                refuse(sender, request, error, seq: keys.seq)
                 return
             }
         }
-        let seq = { request.body.last.flatMap(WireCodec.seq(of:)) }
-        guard request.body.reduce(0, { $0 + $1.count }) <= options.maxRequestBytes else {
-            refuse(sender, request, .invalid("request is over the \(options.maxRequestBytes)-byte limit"), seq: nil)
-            return
-        }
+        let seq = { keys.seq ?? request.body.last.flatMap(WireCodec.seq(of:)) }
         guard request.body.count <= Self.maxBodyFrames else {
             refuse(sender, request, .invalid("request has \(request.body.count) frames; at most \(Self.maxBodyFrames)"), seq: nil)
             return
         }
-        if options.appRate > 0, request.body.count == 2, !appRate.allow(payload: request.body[1], now: Clock.milliseconds()) {
+        if options.appRate > 0, request.body.count == 2, !appRate.allow(appKey: keys.appKey, now: Clock.milliseconds()) {
             refuse(sender, request, CommandError(.tooFrequent, "more than \(options.appRate) requests a second from this app, slow down"),
                    seq: seq())
             return
@@ -188,7 +191,8 @@ public final class Broker {
                 refuse(sender, request, .invalid("a sharded service takes [command, JSON payload] of its own commands"), seq: seq())
                 return
             }
-            switch ShardRoute.route(command, payload: request.body[1], count: shards, next: { roundRobin += 1; return roundRobin }) {
+            switch ShardRoute.route(command, payload: request.body[1], keys: keys, count: shards,
+                                    next: { roundRobin += 1; return roundRobin }) {
             case .one(let shard):
                 target = ShardHash.serviceName(target, shard: shard, of: shards)
             case .all(let parts):

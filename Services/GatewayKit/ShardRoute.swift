@@ -8,11 +8,10 @@ enum ShardRoute: Equatable {
     case all(parts: [Data?])
 
     /// Routes `command` with `payload` over `count` shards of its service.
-    static func route(_ command: Command, payload: Data, count: Int, next: () -> Int) -> ShardRoute {
+    static func route(_ command: Command, payload: Data, keys: PayloadKeys, count: Int, next: () -> Int) -> ShardRoute {
         if command.isAppWide {
             return .all(parts: ShardGather.split(command, payload: payload, count: count))
         }
-        let keys = (try? JSONDecoder().decode(Keys.self, from: payload)) ?? Keys()
         let key: String?
         switch command {
         case .deviceRegister, .maStart:
@@ -28,21 +27,4 @@ enum ShardRoute: Equatable {
         return .one(shard: ShardHash.shard(of: key, count: count))
     }
 
-    private struct Keys: Decodable {
-        var registrationID: String?
-        var euid: String?
-        var appKey: String?
-        var deviceID: String?
-        enum CodingKeys: String, CodingKey {
-            case registrationID = "registration_id", euid, appKey = "app_key", deviceID = "device_id"
-        }
-        init() {}
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            registrationID = try? c.decodeIfPresent(String.self, forKey: .registrationID)
-            euid = try? c.decodeIfPresent(String.self, forKey: .euid)
-            appKey = try? c.decodeIfPresent(String.self, forKey: .appKey)
-            deviceID = try? c.decodeIfPresent(String.self, forKey: .deviceID)
-        }
-    }
 }

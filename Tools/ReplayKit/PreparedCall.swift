@@ -11,8 +11,7 @@ struct PreparedCall {
     let index: Int
     let t: Double
     let service: Data
-    let command: Data
-    let commandName: String
+    let command: String
     let payload: Data
     /// Byte ranges of IDs (inside their quotes) that the replay maps, with the recorded ID.
     let ids: [(range: Range<Int>, old: String)]
@@ -27,8 +26,7 @@ struct PreparedCall {
         self.index = index
         t = call.t
         service = Data(call.service.utf8)
-        command = Data(call.command.utf8)
-        commandName = call.command
+        command = call.command
         recordedReply = call.reply
         var object: [String: JSONValue] = [:]
         if case .object(let fields) = call.payload { object = fields }

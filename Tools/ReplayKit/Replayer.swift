@@ -73,7 +73,7 @@ public final class Replayer {
                         break
                     }
                 }
-                let body = signer.sign(command: call.commandName, payload: call.payload(mapping: mapping))
+                let body = signer.sign(command: call.command, payload: call.payload(mapping: mapping))
                 try sockets[call.connection].send(Message([Data(), MDP.client, call.service] + body))
                 sentAt[next] = Clock.microseconds()
                 next += 1
@@ -135,7 +135,7 @@ public final class Replayer {
             if ReplyComparison.matches(recorded: recorded, got: got, mapping: mapping) {
                 matched += 1
             } else if mismatches.count < 100 {
-                mismatches.append(.init(line: index, command: String(decoding: call.command, as: UTF8.self),
+                mismatches.append(.init(line: index, command: call.command,
                                         expected: recorded, got: got))
             }
         }
