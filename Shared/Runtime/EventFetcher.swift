@@ -23,12 +23,16 @@ final class EventFetcher {
         return entries.compactMap { $0["service"]?.string }
     }
 
-    /// The publisher's events after `sequence`, oldest first; nil when it could not be asked.
-    func fetch(from publisher: String, after sequence: Int64, limit: Int = EventFetch.maxLimit) -> [BusEvent]? {
-        let request = WireCodec.encode(EventFetch(after: sequence, limit: limit))
+    /// A page of the publisher's events after `sequence`, oldest first: those of `topics` among the
+    /// next `limit`, and the sequence of the last one it looked at (nil when it had none). Nil when
+    /// the publisher could not be asked.
+    func fetch(from publisher: String, after sequence: Int64, topics: [String],
+               limit: Int = EventFetch.maxLimit) -> (events: [BusEvent], through: Int64?)? {
+        let request = WireCodec.encode(EventFetch(after: sequence, limit: limit, topics: topics))
         guard let body = try? client.request(publisher, [Data(EventFetch.command.utf8), request]), body.count == 1,
               let reply = try? JSONTreeDecoder().decode(Reply<FetchedEvents>.self, from: body[0]),
               let fetched = reply.body else { return nil }
-        return fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) }
+        let events = fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) }
+        return (events, fetched.through ?? events.compactMap(\.sequence).max())
     }
 }

@@ -11,17 +11,21 @@ import ZeroMQ
 /// cannot answer, the publisher is marked lagging and retried every `retryMilliseconds`, and nothing
 /// past the gap is applied before the gap is filled. A gap with nothing after it (the last events
 /// before a quiet spell, or those sent before the bus carried this service's subscription) shows no
-/// gap at all, so every `sweepMilliseconds` the subscription also asks every service the gateway
-/// knows for what follows its cursor. Owned by the worker loop's thread.
+/// gap at all, so every `sweepMilliseconds` the subscription also asks the publishers of its topics
+/// (every shard of them the gateway knows) for what follows its cursor. It asks only for its own
+/// topics and never asks a service that publishes none of them, so two services (or two shards of
+/// one) never wait on each other. Owned by the worker loop's thread.
 final class EventSubscription {
     let follower: EventFollower
     private let fetcher: EventFetcher
     private let handler: any RequestHandler
     private let logger: Logger
     private let cursors = EventCursors()
-    private let topics: Set<String>
+    private let topics: [String]
+    /// The services that publish those topics.
+    private let publishers: Set<Substring>
     /// Publishers whose events this service may have missed; at start, every publisher it knows.
-    private var lagging: Set<String>
+    private var lagging: Set<String> = []
     private var nextRetry: Int64 = 0
     private var nextSweep: Int64 = 0
     static let sweepMilliseconds: Int64 = 5000
@@ -39,11 +43,12 @@ final class EventSubscription {
         self.follower = follower
         self.handler = handler
         self.logger = logger
-        topics = Set(handler.subscriptions.map(\.rawValue))
+        topics = handler.subscriptions.map(\.rawValue)
+        publishers = Set(handler.subscriptions.map { Substring($0.publisher.name) })
         own = service
         fetcher = try EventFetcher(endpoint: options.broker, context: context,
                                    secrets: try Secrets.load(directory: options.dataDirectory), serverKey: options.curveServerKey)
-        lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) })
+        lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) }.filter(publishesFollowedTopic))
     }
 
     func close() { follower.close() }
@@ -62,7 +67,7 @@ final class EventSubscription {
     func catchUpIfDue() {
         if Clock.milliseconds() >= nextSweep {
             nextSweep = Clock.milliseconds() + Self.sweepMilliseconds
-            lagging.formUnion(fetcher.publishers().filter { $0 != own })
+            lagging.formUnion(fetcher.publishers().filter(publishesFollowedTopic))
         }
         guard !lagging.isEmpty, Clock.milliseconds() >= nextRetry else { return }
         nextRetry = Clock.milliseconds() + Self.retryMilliseconds
@@ -71,6 +76,11 @@ final class EventSubscription {
                 self.lagging.remove(publisher)
             }
         }
+    }
+
+    /// Whether `name` (a service or one of its shards, not this worker's own) publishes a topic we follow.
+    private func publishesFollowedTopic(_ name: String) -> Bool {
+        name != own && publishers.contains(ShardHash.baseService(of: name))
     }
 
     /// Monotonic milliseconds of the next catch-up attempt or sweep.
@@ -109,17 +119,16 @@ final class EventSubscription {
         while true {
             let cursor = try cursors.last(db, publisher: publisher)
             if let last, cursor >= last { return true }
-            guard let batch = fetcher.fetch(from: publisher, after: cursor) else { return false }
-            guard !batch.isEmpty else { return last == nil }
-            for event in batch {
+            guard let page = fetcher.fetch(from: publisher, after: cursor, topics: topics) else { return false }
+            guard let through = page.through, through > cursor else { return last == nil }
+            for event in page.events {
                 guard let sequence = event.sequence, sequence > cursor else { continue }
-                if let last, sequence > last { return true }
-                if topics.contains(event.topic) {
-                    try apply(event)
-                    caughtUp += 1
-                }
-                try cursors.set(db, publisher: publisher, sequence: sequence)
+                if let last, sequence > last { break }
+                guard topics.contains(event.topic) else { continue }
+                try apply(event)
+                caughtUp += 1
             }
+            try cursors.set(db, publisher: publisher, sequence: last.map { min($0, through) } ?? through)
         }
     }
 

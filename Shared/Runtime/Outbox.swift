@@ -71,11 +71,15 @@ public final class Outbox {
         }
     }
 
-    /// Events after `sequence` (for a subscriber catching up), at most `limit`.
-    public func events(after sequence: Int64, limit: Int) throws -> [(topic: String, event: Data)] {
-        try store.read { db in
-            try db.rows("SELECT topic, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", sequence, limit)
-                .map { (topic: $0[0].string ?? "", event: $0[1].data ?? Data()) }
+    /// What a subscriber catching up gets: among at most `limit` events after `sequence`, those of
+    /// `topics` (all when nil), and the sequence of the last event looked at.
+    public func events(after sequence: Int64, limit: Int, topics: Set<String>? = nil)
+        throws -> (events: [(topic: String, event: Data)], through: Int64?) {
+        let rows = try store.read { db in
+            try db.rows("SELECT seq, topic, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", sequence, limit)
         }
+        let events = rows.map { (topic: $0[1].string ?? "", event: $0[2].data ?? Data()) }
+            .filter { topics?.contains($0.topic) ?? true }
+        return (events, rows.last?[0].int.map(Int64.init))
     }
 }

@@ -210,10 +210,11 @@ public final class ServiceWorker {
         do {
             let fetch = try request.decode(EventFetch.self)
             let limit = min(max(fetch.limit ?? EventFetch.maxLimit, 1), EventFetch.maxLimit)
-            let events = try handler.outbox.events(after: fetch.after, limit: limit).map {
+            let found = try handler.outbox.events(after: fetch.after, limit: limit, topics: fetch.topics.map(Set.init))
+            let events = found.events.map {
                 FetchedEvent(topic: $0.topic, event: (try? JSONTreeDecoder().decode(JSONValue.self, from: $0.event)) ?? .null)
             }
-            return WireCodec.successReply(FetchedEvents(events: events), seq: request.seq)
+            return WireCodec.successReply(FetchedEvents(events: events, through: found.through), seq: request.seq)
         } catch let error as CommandError {
             return WireCodec.errorReply(error, seq: request.seq)
         } catch {

@@ -1,22 +1,31 @@
 /// `events.fetch`, which every service answers itself (not a device command; address the publisher's
-/// MDP service by name): the publisher's events after `after`, oldest first, at most `limit`.
+/// MDP service by name): the publisher's events after `after`, oldest first. The publisher looks at
+/// no more than `limit` events; with `topics`, it returns only those of these topics among them.
 public struct EventFetch: Codable, Equatable, Sendable {
     public static let command = "events.fetch"
     public static let maxLimit = 1000
 
     public var after: Int64
     public var limit: Int?
+    public var topics: [String]?
 
-    public init(after: Int64, limit: Int? = nil) {
+    public init(after: Int64, limit: Int? = nil, topics: [String]? = nil) {
         self.after = after
         self.limit = limit
+        self.topics = topics
     }
 }
 
-/// The answer to `events.fetch`: each event's topic and the event as published.
+/// The answer to `events.fetch`: each event's topic and the event as published, and `through`, the
+/// sequence of the last event looked at (absent when there was none), so a subscriber that asked for
+/// some topics moves its cursor past the events it did not ask for.
 public struct FetchedEvents: Codable, Equatable, Sendable {
     public var events: [FetchedEvent]
-    public init(events: [FetchedEvent]) { self.events = events }
+    public var through: Int64?
+    public init(events: [FetchedEvent], through: Int64? = nil) {
+        self.events = events
+        self.through = through
+    }
 }
 
 public struct FetchedEvent: Codable, Equatable, Sendable {

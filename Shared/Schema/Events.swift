@@ -43,6 +43,16 @@ public enum Topic: String, CaseIterable, Codable, Sendable {
     case aliasChanged = "alias.changed"
     case badgeChanged = "badge.changed"
     case localFired = "local.fired"
+
+    /// The service that publishes the topic, so a subscriber asks only it for what it missed.
+    public var publisher: Service {
+        switch self {
+        case .deviceRegistered, .deviceDeleted, .deviceUpdated: .registration
+        case .tagsChanged, .aliasChanged: .tagging
+        case .badgeChanged: .badge
+        case .localFired: .scheduler
+        }
+    }
 }
 
 /// A fact a service publishes, tied to its topic.

@@ -22,6 +22,11 @@ public enum ShardHash {
         count > 1 ? "\(service)/\(shard)" : service
     }
 
+    /// The service a shard's MDP name belongs to: `tagging` for `tagging/1` and for `tagging`.
+    public static func baseService(of name: String) -> Substring {
+        name.split(separator: "/", maxSplits: 1).first ?? Substring(name)
+    }
+
     /// The key of an install before it has an ID (`device.register`, `ma.start`): app and device id.
     public static func installKey(appKey: String, deviceID: String) -> String { "\(appKey)/\(deviceID)" }
 }

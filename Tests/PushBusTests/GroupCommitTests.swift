@@ -67,6 +67,6 @@ struct OutboxTests {
         let sequences = try taken.map { try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence }
         #expect(sequences == [1, 2])
         #expect(try outbox.takeCommitted().isEmpty)
-        #expect(try Outbox(store: store, publisher: "test.0").events(after: 1, limit: 10).count == 1)
+        #expect(try Outbox(store: store, publisher: "test.0").events(after: 1, limit: 10).events.count == 1)
     }
 }

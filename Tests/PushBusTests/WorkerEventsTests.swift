@@ -180,7 +180,7 @@ struct ReliableEventsTests {
         for _ in 0..<5 { try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) } }
         #expect(try outbox.prune(before: Date().timeIntervalSince1970 + 1) == 4, "the newest stays")
         try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
-        let left = try outbox.events(after: 0, limit: 10).map { try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence }
+        let left = try outbox.events(after: 0, limit: 10).events.map { try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence }
         #expect(left == [5, 6])
     }
 }

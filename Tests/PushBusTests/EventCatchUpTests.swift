@@ -1,0 +1,87 @@
+import Client
+import Foundation
+import Majordomo
+import Schema
+import Testing
+import ZeroMQ
+@testable import Runtime
+
+/// How a subscriber catches up: `events.fetch` with topics, against the real registration worker,
+/// and the sweep asking only the services that publish what the subscriber follows.
+@Suite("event catch-up (integration)", .serialized)
+struct EventCatchUpTests {
+    func fetch(_ client: MajordomoClient, _ request: EventFetch) throws -> FetchedEvents {
+        let body = try client.request("registration", [Data(EventFetch.command.utf8), WireCodec.encode(request)])
+        let reply = try JSONDecoder().decode(Reply<FetchedEvents>.self, from: try #require(body.first))
+        return try #require(reply.body)
+    }
+
+    func sequences(_ fetched: FetchedEvents) throws -> [Int64] {
+        try fetched.events.map { try #require($0.event["seq"]?.number.map(Int64.init)) }
+    }
+
+    @Test func aFetchWithTopicsReturnsOnlyThoseAndHowFarItLooked() throws {
+        let stack = try TestStack().start()
+        let client = try stack.client()
+        let gone = try client.register()
+        _ = try client.register()
+        _ = try client.json("device.delete", ["app_key": .string("app1"), "registration_id": .string(gone)])
+        _ = try client.register()
+
+        let all = try fetch(client, EventFetch(after: 0))
+        let deleted = try fetch(client, EventFetch(after: 0, topics: [Topic.deviceDeleted.rawValue]))
+        let allSequences = try sequences(all)
+        let deletedSequences = zip(all.events, allSequences).filter { $0.0.topic == Topic.deviceDeleted.rawValue }.map(\.1)
+        #expect(allSequences.count == 4 && all.through == allSequences.last)
+        #expect(deleted.events.map(\.topic) == [Topic.deviceDeleted.rawValue])
+        #expect(try sequences(deleted) == deletedSequences)
+        #expect(deleted.through == all.through, "the cursor moves past the events not asked for")
+
+        let firstTwo = try fetch(client, EventFetch(after: 0, limit: 2, topics: [Topic.deviceDeleted.rawValue]))
+        #expect(firstTwo.events.isEmpty && firstTwo.through == allSequences[1], "it looked at two events, neither deleted")
+        let past = try fetch(client, EventFetch(after: all.through ?? 0, topics: [Topic.deviceDeleted.rawValue]))
+        #expect(past.events.isEmpty && past.through == nil, "nothing after the last event")
+    }
+
+    /// A worker that registers for `service` and never answers, counting the requests it is sent.
+    final class MuteWorker {
+        let socket: Socket
+        init(_ stack: TestStack, service: String) throws {
+            socket = try Socket(stack.context, .dealer)
+            try socket.connect(stack.endpoint)
+            try socket.send(WorkerMessage.ready(service: service, credit: 8).frames)
+        }
+        func requestsReceived(waiting milliseconds: Int) throws -> Int {
+            var count = 0
+            var poller = Poller([socket])
+            let deadline = Clock.milliseconds() + Int64(milliseconds)
+            while Clock.milliseconds() < deadline {
+                guard try poller.poll(timeout: 50)[0] else { continue }
+                while let message = try socket.receive(wait: false) {
+                    if case .request? = try? WorkerMessage(frames: message.frames[...]) { count += 1 }
+                }
+            }
+            return count
+        }
+    }
+
+    @Test func theSweepAsksOnlyThePublishersOfFollowedTopics() throws {
+        let stack = try TestStack().start()
+        // Two services that publish nothing the recorder follows (device.registered): before this
+        // rule, every sweep asked them and waited on them, and two shards of one service waited on
+        // each other.
+        let tagging = try MuteWorker(stack, service: "tagging/1")
+        let analytics = try MuteWorker(stack, service: "analytics")
+        try stack.waitForService("tagging/1")
+        try stack.waitForService("analytics")
+        let client = try stack.client()
+        for _ in 0..<3 { _ = try client.register() }
+        let (recorder, stop) = try ReliableEventsTests().startRecorder(stack, path: "\(stack.dataDirectory)/sweep.sqlite")
+        defer { stop() }
+        let deadline = Date().addingTimeInterval(20)
+        while try recorder.applied().count < 3 && Date() < deadline { usleep(50_000) }
+        #expect(try recorder.applied() == [1, 2, 3], "the sweep caught up from registration")
+        #expect(try tagging.requestsReceived(waiting: 300) == 0)
+        #expect(try analytics.requestsReceived(waiting: 300) == 0)
+    }
+}
