@@ -23,6 +23,10 @@ public final class Store {
         // A service's working set stays in memory: up to 64 MiB of page cache (SQLite's default is
         // 2 MiB), so a busy batch does not go back to the file for pages.
         try db.execute("PRAGMA cache_size = -65536")
+        // Savepoints (one per request of a group-committed batch) keep their undo pages in memory,
+        // not in a temporary file written page by page: the replay measured 4 such writes for each
+        // write to the WAL.
+        try db.execute("PRAGMA temp_store = MEMORY")
         // Checkpoint every 10,000 WAL pages instead of 1,000: a page rewritten by many commits is
         // copied into the database file once per checkpoint, not once per thousand pages.
         try db.execute("PRAGMA wal_autocheckpoint = 10000")

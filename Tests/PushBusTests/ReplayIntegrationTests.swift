@@ -50,4 +50,20 @@ struct ReplayIntegrationTests {
         #expect(summary.completed == 5)
         #expect(Date().timeIntervalSince(started) >= 0.4, "the last call waits for its recorded time, 400 ms in")
     }
+
+    @Test func aGatewayThatStopsAnsweringEndsTheRunInsteadOfEveryWindowTimingOut() throws {
+        let stack = try TestStack().start(["registration"])
+        _ = try stack.client().json("app.create", ["name": "gone".json, "app_key": "gone".json])
+        let calls = (0..<2000).map { n in
+            RecordedCall(t: Double(n), command: "device.register", payload: .object(["app_key": "gone".json, "platform": "ios".json]))
+        }
+        _ = stack.services["registration"]?.terminate()   // the gateway holds the requests until its deadline
+        _ = stack.gateway?.terminate()                     // and then nothing answers at all
+        let started = Date()
+        #expect(throws: ReplayError.self) {
+            try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, window: 16, speed: nil, timeoutMilliseconds: 300,
+                                                       progress: false, secrets: stack.secrets)).run()
+        }
+        #expect(Date().timeIntervalSince(started) < 5, "2000 calls in windows of 16 would take 37 s of timeouts")
+    }
 }

@@ -8,7 +8,9 @@ import ZeroMQ
 /// Replays recorded calls against a gateway: at the recorded pace, faster, or as fast as a window
 /// of in-flight requests allows over several connections. IDs the server gives out (registration
 /// IDs, EUIDs, app keys) are mapped to this run's as their calls answer; a call that uses one waits
-/// for it. `run()` blocks; it owns its sockets.
+/// for it. `run()` blocks; it owns its sockets. A gateway that answers nothing for a whole timeout
+/// while requests wait ends the run with `ReplayError.gatewaySilent`, rather than letting every
+/// window of requests time out in turn.
 public final class Replayer {
     private let options: ReplayOptions
     private let calls: [PreparedCall]
@@ -58,6 +60,7 @@ public final class Replayer {
         var oldest = 0
         let start = Clock.microseconds()
         var lastReport = start
+        var lastReply = start
         var interval: [UInt32] = []
 
         while done < total {
@@ -86,6 +89,7 @@ public final class Replayer {
                     guard message.count >= 4, let index = ReplySniffer.seq(message[3]), index >= 0, index < total,
                           sentAt[index] != 0, !completed[index] else { continue }
                     let latency = UInt32(clamping: Clock.microseconds() - sentAt[index])
+                    lastReply = Clock.microseconds()
                     finish(index, reply: message[3], latency: latency)
                     interval.append(latency)
                     inFlight -= 1
@@ -97,6 +101,7 @@ public final class Replayer {
             while oldest < next {
                 if completed[oldest] { oldest += 1; continue }
                 guard sentAt[oldest] < expired else { break }
+                guard lastReply >= sentAt[oldest] else { throw ReplayError.gatewaySilent(seconds: options.timeoutMilliseconds / 1000, answered: done) }
                 completed[oldest] = true
                 timeouts += 1
                 inFlight -= 1
@@ -149,5 +154,16 @@ public final class Replayer {
         let line = String(format: "\r%6.1f s  %d/%d done  %.0f/s  p50 %.2f ms  p99 %.2f ms  errors %d   ",
                           elapsed, done, total, rate, stats.p50, stats.p99, errors)
         FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+public enum ReplayError: Error, CustomStringConvertible {
+    case gatewaySilent(seconds: Int, answered: Int)
+
+    public var description: String {
+        switch self {
+        case .gatewaySilent(let seconds, let answered):
+            "the gateway answered nothing for \(seconds) s while requests waited (\(answered) answered before); is it running?"
+        }
     }
 }
