@@ -1,8 +1,13 @@
 import SQLite
 
-/// Tags and which devices carry them. Each tag row keeps its device count, so `tags.count` and
+/// Tags and which devices carry them. `device_tags (tag, device)` answers "which devices carry this
+/// tag" for audiences; each device row keeps its own tag names, so reading or changing a device's tags
+/// costs one row, not an index range. Each tag row keeps its device count, so `tags.count` and
 /// `tags.list` never scan the index; a tag whose last device leaves is removed.
 struct TagStore {
+    /// Separates the names in `devices.tags`; no tag may contain it (TagRules' charset).
+    static let separator: Character = "\n"
+
     /// The ids of the app's tags among `names` (those that exist).
     func ids(_ db: Database, appKey: String, names: [String]) throws -> [String: Int64] {
         var found: [String: Int64] = [:]
@@ -14,17 +19,27 @@ struct TagStore {
         return found
     }
 
-    /// Binds `names` to the device; returns those that were not bound before.
-    func add(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
-        var added: [String] = []
+    /// The device's tags, sorted as SQLite sorts text (by UTF-8 bytes).
+    func names(_ db: Database, device: Int64) throws -> [String] {
+        guard let joined = try db.value("SELECT tags FROM devices WHERE id = ?", device).string, !joined.isEmpty else { return [] }
+        return joined.split(separator: Self.separator).map(String.init).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// Records the device's tags after a change.
+    func setNames(_ db: Database, device: Int64, to names: some Sequence<String>) throws {
+        let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        try db.run("UPDATE devices SET tags = ? WHERE id = ?", sorted.joined(separator: String(Self.separator)), device)
+    }
+
+    /// Binds `names`, none of them bound to the device yet; returns them.
+    func bind(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         for name in names {
             let tag = try id(db, appKey: appKey, name: name)
             if try db.run("INSERT OR IGNORE INTO device_tags (tag, device) VALUES (?, ?)", tag, device) == 1 {
                 try db.run("UPDATE tags SET devices = devices + 1 WHERE id = ?", tag)
-                added.append(name)
             }
         }
-        return added
+        return names
     }
 
     /// The tag's id, creating the tag when the app has none of that name.
@@ -34,8 +49,8 @@ struct TagStore {
         return db.lastInsertRowID
     }
 
-    /// Unbinds `names` from the device; returns those that were bound.
-    func remove(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
+    /// Unbinds `names`, all of them bound to the device; returns them sorted.
+    func unbind(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         var removed: [String] = []
         for (name, tag) in try ids(db, appKey: appKey, names: names).sorted(by: { $0.key < $1.key })
         where try db.run("DELETE FROM device_tags WHERE tag = ? AND device = ?", tag, device) == 1 {
@@ -46,29 +61,10 @@ struct TagStore {
     }
 
     /// Unbinds every tag of the device; returns them.
-    func removeAll(_ db: Database, device: Int64) throws -> [String] {
-        let bound = try db.rows("""
-            SELECT t.id, t.name FROM device_tags d JOIN tags t ON t.id = d.tag WHERE d.device = ? ORDER BY t.name
-            """, device)
-        try db.run("DELETE FROM device_tags WHERE device = ?", device)
-        for row in bound { try release(db, tag: Int64(row[0].int ?? 0)) }
-        return bound.compactMap { $0[1].string }
-    }
-
-    /// The device's tags, sorted.
-    func names(_ db: Database, device: Int64) throws -> [String] {
-        try db.rows("SELECT t.name FROM device_tags d JOIN tags t ON t.id = d.tag WHERE d.device = ? ORDER BY t.name", device)
-            .compactMap { $0[0].string }
-    }
-
-    func count(_ db: Database, device: Int64) throws -> Int {
-        try db.value("SELECT COUNT(*) FROM device_tags WHERE device = ?", device).int ?? 0
-    }
-
-    func isBound(_ db: Database, device: Int64, appKey: String, name: String) throws -> Bool {
-        try db.value("""
-            SELECT 1 FROM device_tags d JOIN tags t ON t.id = d.tag WHERE d.device = ? AND t.app_key = ? AND t.name = ?
-            """, device, appKey, name) != .null
+    func removeAll(_ db: Database, device: Int64, appKey: String) throws -> [String] {
+        let removed = try unbind(db, device: device, appKey: appKey, names: try names(db, device: device))
+        try setNames(db, device: device, to: [])
+        return removed
     }
 
     /// Every tag of the app with its device count, by name.

@@ -14,23 +14,26 @@ extension TaggingHandler {
         try countSet(keys.id)
         try store.write { db in
             let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+            let held = try tags.names(db, device: device.id)
+            let bound = Set(held)
             var added: [String] = []
             var removed: [String] = []
             switch change {
             case .add:
-                added = try tags.add(db, device: device.id, appKey: keys.app, names: names)
+                added = try tags.bind(db, device: device.id, appKey: keys.app, names: names.filter { !bound.contains($0) })
             case .set:
                 let keep = Set(names)
-                removed = try tags.remove(db, device: device.id, appKey: keys.app,
-                                          names: try tags.names(db, device: device.id).filter { !keep.contains($0) })
-                added = try tags.add(db, device: device.id, appKey: keys.app, names: names)
+                removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: held.filter { !keep.contains($0) })
+                added = try tags.bind(db, device: device.id, appKey: keys.app, names: names.filter { !bound.contains($0) })
             case .delete:
-                removed = try tags.remove(db, device: device.id, appKey: keys.app, names: names)
+                removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: names.filter { bound.contains($0) })
             }
-            let held = try tags.count(db, device: device.id)
-            guard held <= TagRules.maxTagsPerDevice else {
-                throw CommandError(.deviceTagLimit, "the device would hold \(held) tags; at most \(TagRules.maxTagsPerDevice)")
+            let count = held.count + added.count - removed.count
+            guard count <= TagRules.maxTagsPerDevice else {
+                throw CommandError(.deviceTagLimit, "the device would hold \(count) tags; at most \(TagRules.maxTagsPerDevice)")
             }
+            guard !added.isEmpty || !removed.isEmpty else { return }
+            try tags.setNames(db, device: device.id, to: bound.subtracting(removed).union(added))
             try announce(db, keys, added: added, removed: removed)
         }
         return TagsReply(tags: names)
@@ -41,7 +44,7 @@ extension TaggingHandler {
         try countSet(keys.id)
         try store.write { db in
             guard let device = try knownDevice(db, app: keys.app, id: keys.id) else { return }
-            try announce(db, keys, added: [], removed: try tags.removeAll(db, device: device.id))
+            try announce(db, keys, added: [], removed: try tags.removeAll(db, device: device.id, appKey: keys.app))
         }
         return TagsReply(tags: nil)
     }
@@ -57,9 +60,7 @@ extension TaggingHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let tag = try TagRules.validateTag(p.tag)
         let bound = try store.read { db in
-            try knownDevice(db, app: keys.app, id: keys.id).map {
-                try tags.isBound(db, device: $0.id, appKey: keys.app, name: tag)
-            } ?? false
+            try knownDevice(db, app: keys.app, id: keys.id).map { try tags.names(db, device: $0.id).contains(tag) } ?? false
         }
         return TagBinding(tag: tag, isBind: bound)
     }

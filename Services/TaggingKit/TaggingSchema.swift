@@ -2,7 +2,8 @@ import Runtime
 import SQLite
 
 /// The tagging service's tables. Devices, tags and channels get integer ids so the audience
-/// indexes (`device_tags`, `subscriptions`) are compact and ordered by device for paging.
+/// indexes (`device_tags`, `subscriptions`) are compact and ordered by device for paging; a device's
+/// own tag names live in its row (`devices.tags`, newline-separated).
 /// Append-only: add a migration, never edit one.
 enum TaggingSchema {
     static let migrations: [Migration] = [
@@ -48,5 +49,14 @@ enum TaggingSchema {
             CREATE INDEX subscriptions_by_expiry ON subscriptions (expires_at) WHERE expires_at IS NOT NULL;
             """),
         Outbox.catchUpMigration,
+        // A device's tags move into its own row: reading or changing them touches that row, not a
+        // second index of device_tags (one B-tree write less for each tag bound or unbound).
+        Migration("tagging-2", """
+            ALTER TABLE devices ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+            UPDATE devices SET tags = COALESCE((
+                SELECT group_concat(t.name, char(10)) FROM device_tags d JOIN tags t ON t.id = d.tag WHERE d.device = devices.id
+            ), '');
+            DROP INDEX device_tags_by_device;
+            """),
     ]
 }

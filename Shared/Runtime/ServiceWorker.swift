@@ -4,7 +4,7 @@ import Schema
 import SQLite
 import ZeroMQ
 
-/// The MDP/0.1 worker loop of a service: announces itself with a credit, takes up to that many
+/// The MDP/0.1 worker loop of a service: announces itself with a credit, takes up to half that many
 /// requests at once, runs them through the handler in one transaction (group commit), replies
 /// after the commit, then publishes the events the batch committed. Heartbeats both ways; redials
 /// a gateway that went quiet. `run()` blocks on the calling thread, which owns every socket.
@@ -138,10 +138,10 @@ public final class ServiceWorker {
 
     private enum Outcome { case served(replied: Bool), disconnected }
 
-    /// Reads every queued message (up to the credit's worth of requests) and answers the requests.
+    /// Reads every queued message (up to a batch of requests) and answers the requests.
     private func serveAvailable(_ broker: Socket, events: Socket) throws -> Outcome {
         var batch: [(client: Data, body: [Data])] = []
-        while batch.count < options.credit, let message = try broker.receive(wait: false) {
+        while batch.count < options.batchLimit, let message = try broker.receive(wait: false) {
             do {
                 switch try WorkerMessage(frames: message.frames[...]) {
                 case .request(let client, let body): batch.append((client, body))

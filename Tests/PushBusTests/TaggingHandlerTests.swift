@@ -1,6 +1,7 @@
 import Foundation
 import Runtime
 import Schema
+import SQLite
 import Testing
 @testable import TaggingKit
 
@@ -299,5 +300,33 @@ struct TaggingHandlerTests {
         _ = call("tags.delete", "d3", tags(["churned"]))
         _ = call("tags.delete", "d4", tags(["churned"]))
         #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"]) == ["gold", "vip"], "a tag with no device is gone")
+    }
+}
+
+@Suite("tagging schema")
+struct TaggingSchemaTests {
+    /// A database written before the device's tags moved into its row opens with every device's
+    /// tags, sorted, and every tag still finding its devices.
+    @Test func tagsBoundBeforeTheMoveIntoTheDeviceRowAreKept() throws {
+        let path = TestPaths.temporaryDirectory("tagging-migrate") + "/tagging.sqlite"
+        let before = Array(TaggingSchema.migrations.prefix { $0.id != "tagging-2" })
+        let old = try Store(path: path, migrations: before)
+        try old.write { db in
+            try db.execute("""
+                INSERT INTO devices (id, registration_id, app_key) VALUES (1, 'd1', 'app1'), (2, 'd2', 'app1'), (3, 'd3', 'app1');
+                INSERT INTO tags (id, app_key, name, devices) VALUES (1, 'app1', 'zeta', 2), (2, 'app1', 'alpha', 1), (3, 'app1', '北京', 1);
+                INSERT INTO device_tags (tag, device) VALUES (1, 1), (2, 1), (3, 1), (1, 2);
+                """)
+        }
+        let handler = try TaggingHandler(path: path)
+        func get(_ id: String) -> JSONValue { reply(handler, "tags.get", ["app_key": "app1".json, "registration_id": id.json]) }
+        #expect(get("d1")["tags"] == .array(["alpha", "zeta", "北京"].map(\.json)), "sorted by UTF-8 bytes, as SQLite sorts")
+        #expect(get("d2")["tags"] == .array(["zeta".json]))
+        #expect(get("d3")["tags"] == .array([]))
+        let audience = reply(handler, "audience.resolve", ["app_key": "app1".json, "tag": .array(["zeta".json])])
+        #expect(audience["registration_ids"] == .array(["d1".json, "d2".json]))
+        _ = reply(handler, "tags.delete", ["app_key": "app1".json, "registration_id": "d1".json, "tags": .array(["zeta".json])])
+        #expect(get("d1")["tags"] == .array(["alpha", "北京"].map(\.json)))
+        #expect(reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array(["zeta".json])])["counts"]?["zeta"] == .number(1))
     }
 }
