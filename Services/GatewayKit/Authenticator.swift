@@ -12,6 +12,7 @@ struct Authenticator {
 
     let secrets: Secrets
     private var replays = ReplayCache(window: Authenticator.window)
+    private var derived = DerivedKeyCache()
 
     init(secrets: Secrets) { self.secrets = secrets }
 
@@ -39,12 +40,12 @@ struct Authenticator {
             key = secrets.admin
         case .app(let appKey):
             guard claims.appKey == appKey else { return .failure(refusal("the payload names another app_key")) }
-            key = secrets.masterSecret(appKey: appKey)
+            key = derived.key("app:" + appKey) { secrets.masterSecret(appKey: appKey) }
         case .device(let id):
             guard claims.registrationID == id, let appKey = claims.appKey else {
                 return .failure(refusal("the payload names another registration_id"))
             }
-            key = secrets.deviceSecret(appKey: appKey, registrationID: id)
+            key = derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) }
         }
         let expected = Proof.signature(key: key, command: command, payload: body[1])
         guard HMAC.equal(expected, proof.signature) else { return .failure(refusal("proof does not verify")) }

@@ -12,6 +12,8 @@ public final class Signer {
     public var secrets: Secrets?
     public private(set) var masterSecrets: [String: String] = [:]
     public private(set) var deviceSecrets: [String: String] = [:]
+    /// Keys derived from `secrets`, so a replay of many requests per device derives each once.
+    private var derived = DerivedKeyCache()
 
     public init(adminSecret: String? = nil, secrets: Secrets? = nil) {
         self.adminSecret = adminSecret ?? secrets?.admin
@@ -53,10 +55,14 @@ public final class Signer {
             return adminSecret.map { (.admin, $0) }
         }
         if !known.isAppWide, let id = fields["registration_id"]?.string, let appKey {
-            guard let key = deviceSecrets[id] ?? secrets?.deviceSecret(appKey: appKey, registrationID: id) else { return nil }
+            guard let key = deviceSecrets[id] ?? secrets.map({ secrets in
+                derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) }
+            }) else { return nil }
             return (.device(registrationID: id), key)
         }
-        guard let appKey, let key = masterSecrets[appKey] ?? secrets?.masterSecret(appKey: appKey) else { return nil }
+        guard let appKey, let key = masterSecrets[appKey] ?? secrets.map({ secrets in
+            derived.key("app:" + appKey) { secrets.masterSecret(appKey: appKey) }
+        }) else { return nil }
         return (.app(appKey: appKey), key)
     }
 }

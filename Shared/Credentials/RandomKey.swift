@@ -3,6 +3,11 @@ public enum RandomKey {
     /// `bytes` random bytes as lower-case hex (2 × bytes characters).
     public static func hex(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        return HMAC.hex((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return HMAC.hex(Array(bytes.prefix(count)))
     }
 }
