@@ -35,20 +35,24 @@ struct Authenticator {
         guard abs(now - ts) <= Self.window else { return .failure(refusal("proof is more than \(Self.window) s from the gateway's clock")) }
 
         let key: String
+        var derivedName: String?
         switch proof.principal {
         case .admin:
             key = secrets.admin
         case .app(let appKey):
             guard claims.appKey == appKey else { return .failure(refusal("the payload names another app_key")) }
-            key = derived.key("app:" + appKey) { secrets.masterSecret(appKey: appKey) }
+            derivedName = "app:" + appKey
+            key = derived.key("app:" + appKey) ?? secrets.masterSecret(appKey: appKey)
         case .device(let id):
             guard claims.registrationID == id, let appKey = claims.appKey else {
                 return .failure(refusal("the payload names another registration_id"))
             }
-            key = derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) }
+            derivedName = appKey + "/" + id
+            key = derived.key(appKey + "/" + id) ?? secrets.deviceSecret(appKey: appKey, registrationID: id)
         }
         let expected = Proof.signature(key: key, command: command, payload: body[1])
         guard HMAC.equal(expected, proof.signature) else { return .failure(refusal("proof does not verify")) }
+        if let derivedName { derived.remember(key, as: derivedName) }
         guard may(proof.principal, call: known) else {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }

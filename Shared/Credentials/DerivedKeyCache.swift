@@ -1,18 +1,34 @@
 /// Keys derived from server.key (one HMAC each), kept so a busy device or app is not derived again
-/// for every request. Bounded: past `limit` entries it starts over, so memory stays flat whatever
-/// the number of devices. Owned by one thread.
+/// for every request. Bounded by the bytes it holds (names can be long): past `byteLimit` it starts
+/// over, so memory stays flat whatever the number of devices. A gateway remembers a key only once a
+/// proof made with it has verified, so forged traffic cannot fill it. Owned by one thread.
 public struct DerivedKeyCache {
-    public let limit: Int
+    public let byteLimit: Int
     private var keys: [String: String] = [:]
+    private var bytes = 0
+    /// What one entry costs besides its characters (the dictionary slot, two string headers).
+    static let entryOverhead = 64
 
-    public init(limit: Int = 100_000) { self.limit = limit }
+    public init(byteLimit: Int = 4 << 20) { self.byteLimit = byteLimit }
 
-    /// The key cached under `name`, derived by `derive` the first time.
+    /// The key remembered under `name`, if any.
+    public func key(_ name: String) -> String? { keys[name] }
+
+    public mutating func remember(_ key: String, as name: String) {
+        let cost = name.utf8.count + key.utf8.count + Self.entryOverhead
+        guard cost <= byteLimit / 16 else { return }          // a name this long is not worth keeping
+        if bytes + cost > byteLimit {
+            keys.removeAll()
+            bytes = 0
+        }
+        if keys.updateValue(key, forKey: name) == nil { bytes += cost }
+    }
+
+    /// The key remembered under `name`, derived by `derive` (and remembered) the first time.
     public mutating func key(_ name: String, derive: () -> String) -> String {
         if let key = keys[name] { return key }
-        if keys.count >= limit { keys.removeAll(keepingCapacity: true) }
         let key = derive()
-        keys[name] = key
+        remember(key, as: name)
         return key
     }
 }

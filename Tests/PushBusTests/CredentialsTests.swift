@@ -4,14 +4,21 @@ import Testing
 @Suite("credentials")
 struct CredentialsTests {
     @Test func aDerivedKeyIsDerivedOnceAndTheCacheStaysBounded() {
-        var cache = DerivedKeyCache(limit: 3)
+        // Each entry below costs about 70 bytes (name, key, 64 of overhead): twenty fit in 1400.
+        var cache = DerivedKeyCache(byteLimit: 1400)
         var derivations = 0
         func key(_ name: String) -> String { cache.key(name) { derivations += 1; return "key-" + name } }
         #expect(key("a") == "key-a" && key("a") == "key-a")
         #expect(derivations == 1, "the second request finds it")
-        for name in ["b", "c", "d", "e"] { _ = key(name) }
-        #expect(derivations == 5)
-        #expect(key("a") == "key-a" && derivations == 6, "past the limit it started over, and derives again")
+        for n in 10..<30 { _ = key(String(n)) }
+        #expect(derivations == 21)
+        #expect(key("a") == "key-a" && derivations == 22, "past the limit it started over, and derives again")
+        var verified = DerivedKeyCache(byteLimit: 1400)
+        #expect(verified.key("x") == nil, "nothing is remembered until told")
+        verified.remember("key-x", as: "x")
+        #expect(verified.key("x") == "key-x")
+        verified.remember("k", as: String(repeating: "n", count: 40))
+        #expect(verified.key(String(repeating: "n", count: 40)) == nil, "an entry over a sixteenth of the limit is not kept")
     }
 
     @Test func randomKeysHaveTheirLengthAndDiffer() {

@@ -30,8 +30,8 @@ struct WireFuzzTests {
         #expect(result.codes["0", default: 0] < result.replies, "\(result.codes)")
         #expect(processes.allSatisfy { $0?.isRunning == true }, "no process died")
         let after = processes.map(rssKilobytes)
-        for (start, end) in zip(before, after) {
-            #expect(end - start < 40_000, "memory stays flat: \(start) kB → \(end) kB")
+        for (name, (start, end)) in zip(["gateway", "registration", "tagging"], zip(before, after)) {
+            #expect(end - start < 40_000, "\(name)'s memory stays flat: \(start) kB → \(end) kB")
         }
         #expect(try stack.client().register(appKey: "fuzz", deviceID: "fuzz-device") == id, "still serving")
     }
