@@ -71,15 +71,20 @@ public final class Outbox {
         }
     }
 
-    /// What a subscriber catching up gets: among at most `limit` events after `sequence`, those of
-    /// `topics` (all when nil), and the sequence of the last event looked at.
+    /// What a subscriber catching up gets: the first `limit` events after `sequence` of `topics`
+    /// (of any topic when nil), and `through`, the sequence of the last event looked at: the last one
+    /// returned when the page is full, else this publisher's newest (nil when it has none after
+    /// `sequence`). Events of other topics are skipped here, never sent.
     public func events(after sequence: Int64, limit: Int, topics: Set<String>? = nil)
         throws -> (events: [(topic: String, event: Data)], through: Int64?) {
-        let rows = try store.read { db in
-            try db.rows("SELECT seq, topic, event FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?", sequence, limit)
+        try store.read { db in
+            let wanted = topics.map { Array($0).sorted() }
+            let filter = wanted.map { " AND topic IN (\(Array(repeating: "?", count: $0.count).joined(separator: ", ")))" } ?? ""
+            let rows = try db.rows("SELECT seq, topic, event FROM outbox WHERE seq > ?\(filter) ORDER BY seq LIMIT ?",
+                                   arguments: [sequence] + (wanted ?? []) + [limit])
+            let events = rows.map { (topic: $0[1].string ?? "", event: $0[2].data ?? Data()) }
+            let newest = rows.count == limit ? rows.last?[0].int : try db.value("SELECT MAX(seq) FROM outbox WHERE seq > ?", sequence).int
+            return (events, newest.map(Int64.init))
         }
-        let events = rows.map { (topic: $0[1].string ?? "", event: $0[2].data ?? Data()) }
-            .filter { topics?.contains($0.topic) ?? true }
-        return (events, rows.last?[0].int.map(Int64.init))
     }
 }

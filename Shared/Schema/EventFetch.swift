@@ -1,6 +1,6 @@
 /// `events.fetch`, which every service answers itself (not a device command; address the publisher's
-/// MDP service by name): the publisher's events after `after`, oldest first. The publisher looks at
-/// no more than `limit` events; with `topics`, it returns only those of these topics among them.
+/// MDP service by name): the publisher's events after `after`, oldest first, at most `limit`; with
+/// `topics`, only events of these topics (the others are skipped by the publisher, never sent).
 public struct EventFetch: Codable, Equatable, Sendable {
     public static let command = "events.fetch"
     public static let maxLimit = 1000
@@ -17,8 +17,9 @@ public struct EventFetch: Codable, Equatable, Sendable {
 }
 
 /// The answer to `events.fetch`: each event's topic and the event as published, and `through`, the
-/// sequence of the last event looked at (absent when there was none), so a subscriber that asked for
-/// some topics moves its cursor past the events it did not ask for.
+/// sequence of the last event looked at (the last one sent when the page is full, else the
+/// publisher's newest; absent when it has none after `after`), so a subscriber that asked for some
+/// topics moves its cursor past the events it did not ask for.
 public struct FetchedEvents: Codable, Equatable, Sendable {
     public var events: [FetchedEvent]
     public var through: Int64?
