@@ -28,6 +28,6 @@ public struct RecordedCall: Codable, Equatable, Sendable {
 
     /// Parses one line; throws on anything that is not a recorded call.
     public init(line: Data) throws {
-        self = try JSONDecoder().decode(RecordedCall.self, from: line)
+        self = try JSONTreeDecoder().decode(RecordedCall.self, from: line)
     }
 }

@@ -101,7 +101,7 @@ public final class Replayer {
             while oldest < next {
                 if completed[oldest] { oldest += 1; continue }
                 guard sentAt[oldest] < expired else { break }
-                guard lastReply >= sentAt[oldest] else { throw ReplayError.gatewaySilent(seconds: options.timeoutMilliseconds / 1000, answered: done) }
+                guard lastReply >= sentAt[oldest] else { throw ReplayError.gatewaySilent(seconds: Double(options.timeoutMilliseconds) / 1000, answered: done) }
                 completed[oldest] = true
                 timeouts += 1
                 inFlight -= 1
@@ -158,12 +158,12 @@ public final class Replayer {
 }
 
 public enum ReplayError: Error, CustomStringConvertible {
-    case gatewaySilent(seconds: Int, answered: Int)
+    case gatewaySilent(seconds: Double, answered: Int)
 
     public var description: String {
         switch self {
         case .gatewaySilent(let seconds, let answered):
-            "the gateway answered nothing for \(seconds) s while requests waited (\(answered) answered before); is it running?"
+            "the gateway answered nothing for \(String(format: "%g", seconds)) s while requests waited (\(answered) answered before); is it running?"
         }
     }
 }
