@@ -41,18 +41,20 @@ struct Authenticator {
             key = secrets.admin
         case .app(let appKey):
             guard claims.appKey == appKey else { return .failure(refusal("the payload names another app_key")) }
-            derivedName = "app:" + appKey
-            key = derived.key("app:" + appKey) ?? secrets.masterSecret(appKey: appKey)
+            let name = "app:" + appKey
+            derivedName = name
+            key = derived.key(name) ?? secrets.masterSecret(appKey: appKey)
         case .device(let id):
             guard claims.registrationID == id, let appKey = claims.appKey else {
                 return .failure(refusal("the payload names another registration_id"))
             }
-            derivedName = appKey + "/" + id
-            key = derived.key(appKey + "/" + id) ?? secrets.deviceSecret(appKey: appKey, registrationID: id)
+            let name = appKey + "/" + id
+            derivedName = name
+            key = derived.key(name) ?? secrets.deviceSecret(appKey: appKey, registrationID: id)
         }
         let expected = Proof.signature(key: key, command: command, payload: body[1])
         guard HMAC.equal(expected, proof.signature) else { return .failure(refusal("proof does not verify")) }
-        if let derivedName { derived.remember(key, as: derivedName) }
+        if let derivedName { derived.remember(key, as: derivedName) }   // only keys that verified
         guard may(proof.principal, call: known) else {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
