@@ -25,10 +25,9 @@ struct TagStore {
         return joined.split(separator: Self.separator).map(String.init).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    /// Records the device's tags after a change.
+    /// Records the device's tags after a change (in any order: `names` sorts them).
     func setNames(_ db: Database, device: Int64, to names: some Sequence<String>) throws {
-        let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        try db.run("UPDATE devices SET tags = ? WHERE id = ?", sorted.joined(separator: String(Self.separator)), device)
+        try db.run("UPDATE devices SET tags = ? WHERE id = ?", names.joined(separator: String(Self.separator)), device)
     }
 
     /// Binds `names`, none of them bound to the device yet; returns them.

@@ -32,7 +32,6 @@ final class EventFetcher {
         guard let body = try? client.request(publisher, [Data(EventFetch.command.utf8), request]), body.count == 1,
               let reply = try? JSONTreeDecoder().decode(Reply<FetchedEvents>.self, from: body[0]),
               let fetched = reply.body else { return nil }
-        let events = fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) }
-        return (events, fetched.through ?? events.compactMap(\.sequence).max())
+        return (fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) }, fetched.through)
     }
 }

@@ -54,7 +54,7 @@ struct PreparedCall {
         ids = ranges
         dependency = used.compactMap { producers[$0] }.filter { $0 < index }.max()
         let key = (object["registration_id"]?.string ?? object["euid"]?.string)
-        connection = key.map { Int(UInt(bitPattern: Self.stableHash($0)) % UInt(connections)) } ?? index % connections
+        connection = key.map { Int(ShardHash.hash($0) % UInt64(connections)) } ?? index % connections
 
         var produced: [String: String] = [:]
         if case .object(let reply)? = call.reply {
@@ -76,15 +76,5 @@ struct PreparedCall {
         }
         result.append(payload[position...])
         return result
-    }
-
-    /// FNV-1a: the same on every run and machine (Swift's `hashValue` is seeded per process).
-    static func stableHash(_ text: String) -> Int {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01B3
-        }
-        return Int(bitPattern: UInt(hash))
     }
 }
