@@ -248,7 +248,7 @@ public final class AnalyticsHandler: RequestHandler {
     /// Counts the event as `$<topic>` in its app's hour; a deleted device's push reports are forgotten.
     public func apply(_ event: BusEvent) throws {
         guard let topic = Topic(rawValue: event.topic) else { return }
-        let fact = try JSONDecoder().decode(Fact.self, from: event.data)
+        let fact = try JSONTreeDecoder().decode(Fact.self, from: event.data)
         let time = Timestamp.parse(fact.time) ?? clock()
         try store.write { db in
             try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)

@@ -6,6 +6,8 @@ import Schema
 struct AppRateLimit {
     let perSecond: Double
     private var buckets: [String: (tokens: Double, at: Int64)] = [:]
+    /// Past this many apps, idle buckets are dropped; doubles with what stays, as ReplayCache does.
+    private var sweepAt = 100_000
 
     init(perSecond: Int) { self.perSecond = Double(perSecond) }
 
@@ -22,7 +24,10 @@ struct AppRateLimit {
         }
         bucket.tokens -= 1
         buckets[appKey] = bucket
-        if buckets.count > 100_000 { buckets = buckets.filter { now - $0.value.at < 10_000 } }
+        if buckets.count > sweepAt {
+            buckets = buckets.filter { now - $0.value.at < 10_000 }
+            sweepAt = max(100_000, buckets.count * 2)
+        }
         return true
     }
 

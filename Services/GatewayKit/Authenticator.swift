@@ -35,26 +35,30 @@ struct Authenticator {
         guard abs(now - ts) <= Self.window else { return .failure(refusal("proof is more than \(Self.window) s from the gateway's clock")) }
 
         let key: String
-        var derivedName: String?
+        var newlyDerived: String?
         switch proof.principal {
         case .admin:
             key = secrets.admin
         case .app(let appKey):
             guard claims.appKey == appKey else { return .failure(refusal("the payload names another app_key")) }
             let name = "app:" + appKey
-            derivedName = name
-            key = derived.key(name) ?? secrets.masterSecret(appKey: appKey)
+            if let cached = derived.key(name) { key = cached } else {
+                key = secrets.masterSecret(appKey: appKey)
+                newlyDerived = name
+            }
         case .device(let id):
             guard claims.registrationID == id, let appKey = claims.appKey else {
                 return .failure(refusal("the payload names another registration_id"))
             }
             let name = appKey + "/" + id
-            derivedName = name
-            key = derived.key(name) ?? secrets.deviceSecret(appKey: appKey, registrationID: id)
+            if let cached = derived.key(name) { key = cached } else {
+                key = secrets.deviceSecret(appKey: appKey, registrationID: id)
+                newlyDerived = name
+            }
         }
         let expected = Proof.signature(key: key, command: command, payload: body[1])
         guard HMAC.equal(expected, proof.signature) else { return .failure(refusal("proof does not verify")) }
-        if let derivedName { derived.remember(key, as: derivedName) }   // only keys that verified
+        if let newlyDerived { derived.remember(key, as: newlyDerived) }   // a new key, once it verified
         guard may(proof.principal, call: known) else {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }

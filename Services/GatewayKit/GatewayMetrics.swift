@@ -25,9 +25,11 @@ struct GatewayMetrics {
         latency[service, default: Histogram()].record(seconds: Double(max(0, now - arrivedAt)) / 1000)
     }
 
+    private static let workerMetricsPrefix = Data(WorkerMetrics.topicPrefix.utf8)
+
     mutating func forwarded(topic: Data, event: Data) {
         eventsForwarded += 1
-        guard topic.starts(with: Data(WorkerMetrics.topicPrefix.utf8)),
+        guard topic.starts(with: Self.workerMetricsPrefix),
               let snapshot = try? JSONTreeDecoder().decode(WorkerMetrics.self, from: event) else { return }
         workers[snapshot.service] = snapshot
     }
@@ -37,7 +39,7 @@ struct GatewayMetrics {
         guard now - countedAt >= 1000 else { return }
         let seconds = Double(now - countedAt) / 1000
         if countedAt > 0, seconds > 0 {
-            rates = requests.mapValues { _ in 0 }.merging(requests.map { ($0.key, Double($0.value - (counted[$0.key] ?? 0)) / seconds) }) { $1 }
+            rates = Dictionary(uniqueKeysWithValues: requests.map { ($0.key, Double($0.value - (counted[$0.key] ?? 0)) / seconds) })
         }
         counted = requests
         countedAt = now

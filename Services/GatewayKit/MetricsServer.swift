@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Runtime
 
 /// Serves `/metrics` (Prometheus text) and `/healthz` over HTTP with libmicrohttpd, on the library's
 /// own thread. The broker hands it a fresh page every second; `/healthz` answers 503 once the page
@@ -66,9 +67,7 @@ public final class MetricsServer: @unchecked Sendable {
 private let metricsRequest: MHD_AccessHandlerCallback = { context, connection, url, _, _, _, _, _ in
     guard let context, let url else { return MHD_Result(rawValue: 0)! }
     let server = Unmanaged<MetricsServer>.fromOpaque(context).takeUnretainedValue()
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    let answer = server.respond(to: String(cString: url), now: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
+    let answer = server.respond(to: String(cString: url), now: Clock.milliseconds())
     var bytes = Array(answer.body.utf8)
     let response = bytes.withUnsafeMutableBytes {
         MHD_create_response_from_buffer($0.count, $0.baseAddress, MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY

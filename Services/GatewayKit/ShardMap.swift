@@ -6,7 +6,7 @@ import Schema
 public struct ShardMap: Sendable, Equatable {
     public private(set) var counts: [String: Int] = [:]
 
-    public init(_ counts: [String: Int] = [:]) { self.counts = counts.filter { $0.value > 1 } }
+    public init() {}
 
     /// Parses `service=count` pairs separated by commas; "" is no shards.
     public init(parsing text: String) throws(UsageError) {
@@ -21,7 +21,4 @@ public struct ShardMap: Sendable, Equatable {
     }
 
     public func count(_ service: String) -> Int { counts[service] ?? 1 }
-
-    /// The pairs as the flag takes them.
-    public var text: String { counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
 }

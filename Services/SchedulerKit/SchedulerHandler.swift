@@ -207,6 +207,6 @@ public final class SchedulerHandler: RequestHandler {
     }
 
     static func decode<T: Decodable>(_ data: Data) throws -> T {
-        try JSONDecoder().decode(T.self, from: data)
+        try JSONTreeDecoder().decode(T.self, from: data)
     }
 }

@@ -66,7 +66,7 @@ public final class TaggingHandler: RequestHandler {
         let deleted = try event.decode(DeviceDeletedEvent.self).body
         try store.write { db in
             guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
-            _ = try tags.removeAll(db, device: device.id, appKey: device.appKey)
+            _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: try tags.names(db, device: device.id))
             try channels.removeAll(db, device: device.id)
             try devices.delete(db, device: device.id)
         }

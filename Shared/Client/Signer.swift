@@ -38,9 +38,10 @@ public final class Signer {
         return [Data(command.utf8), signed, Proof(principal: principal, key: key, command: command, payload: signed).frame]
     }
 
-    /// Keeps the secrets a reply hands out.
+    /// Keeps the secrets a reply hands out (only `app.create` and `device.register` hand any out).
     public func learn(command: String, payload: Data, reply: Data) {
-        guard let value = try? JSONTreeDecoder().decode(JSONValue.self, from: reply), value["code"]?.number == 0 else { return }
+        guard command == Command.appCreate.name || command == Command.deviceRegister.name,
+              let value = try? JSONTreeDecoder().decode(JSONValue.self, from: reply), value["code"]?.number == 0 else { return }
         if let secret = value["device_secret"]?.string, let id = value["registration_id"]?.string {
             deviceSecrets[id] = secret
         }

@@ -131,7 +131,7 @@ public final class Replayer {
         codes[code, default: 0] += 1
         let call = calls[index]
         let needsJSON = !call.produces.isEmpty || (options.verify && call.recordedReply != nil)
-        guard needsJSON, let got = try? JSONDecoder().decode(JSONValue.self, from: reply) else { return }
+        guard needsJSON, let got = try? JSONTreeDecoder().decode(JSONValue.self, from: reply) else { return }
         for (key, old) in call.produces {
             if let new = got[key]?.string { mapping[old] = new }
         }
