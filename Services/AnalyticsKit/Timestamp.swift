@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 
 /// A fast RFC 3339 parser for the times of event batches (Foundation's formatter is built per call, too
 /// slow for hundreds of thousands of events). Accepts `YYYY-MM-DDTHH:MM:SS`, optional fractional seconds,
@@ -11,7 +12,7 @@ enum Timestamp {
               let day = scanner.digits(2), scanner.takeAny(["T", "t", " "]),
               let hour = scanner.digits(2), scanner.take(":"), let minute = scanner.digits(2), scanner.take(":"),
               let second = scanner.digits(2) else { return nil }
-        guard (1...12).contains(month), (1...daysIn(month, year)).contains(day),
+        guard (1...12).contains(month), (1...Gregorian.daysInMonth(year: year, month: month)).contains(day),
               hour < 24, minute < 60, second < 61 else { return nil }
         var fraction = 0.0
         if scanner.take(".") {
@@ -34,26 +35,8 @@ enum Timestamp {
             return nil
         }
         guard scanner.atEnd else { return nil }
-        let days = daysFromCivil(year, month, day)
+        let days = Gregorian.days(year: year, month: month, day: day)
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func daysIn(_ month: Int, _ year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 
     private struct Scanner {

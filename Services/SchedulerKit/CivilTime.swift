@@ -1,3 +1,5 @@
+import Runtime
+
 /// A wall-clock reading: a proleptic Gregorian date and a time of day, with no time zone.
 /// Wall seconds count them like Unix seconds would if the zone were UTC, so calendar arithmetic
 /// on them is plain integer arithmetic (Howard Hinnant's days-from-civil algorithms).
@@ -33,14 +35,7 @@ struct CivilTime: Equatable {
     }
 
     /// Days since 1970-01-01 of a date.
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
+    static func days(year: Int, month: Int, day: Int) -> Int { Gregorian.days(year: year, month: month, day: day) }
 
     static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
@@ -59,17 +54,7 @@ struct CivilTime: Equatable {
         (days(year: year, month: month, day: day) + 4).modulo(7) + 1
     }
 
-    static func isLeapYear(_ year: Int) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
+    static func daysInMonth(year: Int, month: Int) -> Int { Gregorian.daysInMonth(year: year, month: month) }
 }
 
 extension Int64 {

@@ -71,7 +71,7 @@ public enum RFC3339 {
         guard let year = number(0, 4), byte(4, is: "-"), let month = number(5, 2), byte(7, is: "-"),
               let day = number(8, 2), byte(10, is: "T"), let hour = number(11, 2), byte(13, is: ":"),
               let minute = number(14, 2), byte(16, is: ":"), let second = number(17, 2),
-              (1...12).contains(month), (1...daysIn(month, of: year)).contains(day),
+              (1...12).contains(month), (1...Gregorian.daysInMonth(year: year, month: month)).contains(day),
               hour <= 23, minute <= 59, second <= 59 else { return nil }
         var index = 19
         var millis = 0
@@ -106,13 +106,5 @@ public enum RFC3339 {
         parts.tm_min = Int32(minute)
         parts.tm_sec = Int32(second)
         return Double(Int(timegm(&parts)) - offset) + Double(millis) / 1000
-    }
-
-    private static func daysIn(_ month: Int, of year: Int) -> Int {
-        switch month {
-        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 }
