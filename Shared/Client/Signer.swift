@@ -23,19 +23,40 @@ public final class Signer {
     public func remember(masterSecret: String, appKey: String) { masterSecrets[appKey] = masterSecret }
     public func remember(deviceSecret: String, registrationID: String) { deviceSecrets[registrationID] = deviceSecret }
 
-    /// The body to send: `[command, payload with ts, proof]`, or unchanged when the command goes
-    /// unsigned or no key is known (the gateway then answers 1008).
+    /// The body to send: `[command, payload with ts and nonce, proof]`, or unchanged when the command
+    /// goes unsigned or no key is known (the gateway then answers 1008).
     public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
-        guard command != Command.deviceRegister.name,
-              case .object(var fields)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else {
+        guard command != Command.deviceRegister.name, let fields = PayloadFields(payload),
+              let (principal, key) = signature(command: command, appKey: fields.string("app_key"),
+                                               registrationID: fields.string("registration_id")) else {
             return [Data(command.utf8), payload]
         }
-        fields["ts"] = .number(now.timeIntervalSince1970.rounded(.down))
+        let ts = Int64(now.timeIntervalSince1970.rounded(.down))
         // Two equal requests in one second must not look like a replay of each other.
-        fields["nonce"] = .string(RandomKey.hex(bytes: 8))
-        let signed = WireCodec.encode(JSONValue.object(fields))
-        guard let (principal, key) = signature(command: command, fields: fields) else { return [Data(command.utf8), payload] }
+        let nonce = RandomKey.hex(bytes: 8)
+        let signed = Self.stamp(payload, fields, ts: ts, nonce: nonce)
         return [Data(command.utf8), signed, Proof(principal: principal, key: key, command: command, payload: signed).frame]
+    }
+
+    /// `payload` with `ts` and `nonce` set. When it has neither, they are written in front of its
+    /// members and its bytes are kept as they are (a replay signs every request, and this is most of
+    /// the client's work); otherwise the payload is rewritten with them replaced.
+    static func stamp(_ payload: Data, _ fields: PayloadFields, ts: Int64, nonce: String) -> Data {
+        guard !fields.contains("ts"), !fields.contains("nonce"),
+              let brace = payload.firstIndex(of: UInt8(ascii: "{")) else {
+            guard case .object(var all)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else { return payload }
+            all["ts"] = .number(Double(ts))
+            all["nonce"] = .string(nonce)
+            return WireCodec.encode(JSONValue.object(all))
+        }
+        var stamped = Data(#"{"nonce":""#.utf8)
+        stamped.reserveCapacity(payload.count + 48)
+        stamped.append(contentsOf: nonce.utf8)
+        stamped.append(contentsOf: #"","ts":"#.utf8)
+        stamped.append(contentsOf: String(ts).utf8)
+        if !fields.isEmpty { stamped.append(UInt8(ascii: ",")) }
+        stamped.append(payload[payload.index(after: brace)...])
+        return stamped
     }
 
     /// Keeps the secrets a reply hands out (only `app.create` and `device.register` hand any out).
@@ -50,12 +71,11 @@ public final class Signer {
         }
     }
 
-    private func signature(command: String, fields: [String: JSONValue]) -> (Principal, String)? {
-        let appKey = fields["app_key"]?.string
+    private func signature(command: String, appKey: String?, registrationID: String?) -> (Principal, String)? {
         guard let known = Command(rawValue: command), known != .appCreate else {
             return adminSecret.map { (.admin, $0) }
         }
-        if !known.isAppWide, let id = fields["registration_id"]?.string, let appKey {
+        if !known.isAppWide, let id = registrationID, let appKey {
             guard let key = deviceSecrets[id] ?? secrets.map({ secrets in
                 derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) }
             }) else { return nil }

@@ -3,15 +3,22 @@ import Foundation
 
 /// HMAC-SHA256 from OpenSSL's libcrypto, as hex. No hand-written cryptography.
 public enum HMAC {
-    public static func sha256Hex(key: String, message: Data) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let keyBytes = Array(key.utf8)
-        message.withUnsafeBytes { raw in
-            _ = CCrypto.HMAC(EVP_sha256(), keyBytes, Int32(keyBytes.count), raw.bindMemory(to: UInt8.self).baseAddress,
-                             raw.count, &digest, &length)
+    public static func sha256Hex(key: String, message: Data) -> String { sha256Hex(key: key, prefix: [], body: message) }
+
+    /// The HMAC of `prefix` followed by `body`, without joining them first.
+    public static func sha256Hex(key: String, prefix: [UInt8], body: Data) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var key = key
+        let signed = key.withUTF8 { key in
+            prefix.withUnsafeBytes { prefix in
+                body.withUnsafeBytes { body in
+                    pushbus_hmac_sha256(key.baseAddress, key.count, prefix.baseAddress, prefix.count, body.baseAddress, body.count, &digest)
+                }
+            }
         }
-        return hex(digest.prefix(Int(length)))
+        // Only a libcrypto without HMAC or SHA-256 fails here, and then nothing can be signed.
+        precondition(signed == 1, "libcrypto could not compute HMAC-SHA256")
+        return hex(digest)
     }
 
     /// Lower-case hex, built from a table (String(format:) costs a microsecond a byte).

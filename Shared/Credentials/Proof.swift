@@ -38,23 +38,32 @@ public struct Proof: Equatable, Sendable {
     }
 
     public static func signature(key: String, command: String, payload: Data) -> String {
-        var message = Data(command.utf8)
-        message.append(0x0A)
-        message.append(payload)
-        return HMAC.sha256Hex(key: key, message: message)
+        HMAC.sha256Hex(key: key, prefix: Array(command.utf8) + [0x0A], body: payload)
     }
 
     public var frame: Data { Data("v1 \(principal) \(signature)".utf8) }
 
-    /// Parses the frame; nil when it is not a v1 proof.
+    /// Parses the frame; nil when it is not a v1 proof. Reads the bytes in place: the gateway parses
+    /// one per request.
     public init?(frame: Data) {
-        guard frame.count <= 512, let text = String(data: frame, encoding: .utf8) else { return nil }
-        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "v1", let principal = Principal(parts[1]),
-              parts[2].count == 64, parts[2].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
-            return nil
+        let signatureLength = 64
+        let parsed: (Principal, String)? = frame.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let space = UInt8(ascii: " ")
+            let signatureStart = bytes.count - signatureLength
+            guard bytes.count <= 512, signatureStart > 4,
+                  bytes[0] == UInt8(ascii: "v"), bytes[1] == UInt8(ascii: "1"), bytes[2] == space,
+                  bytes[signatureStart - 1] == space else { return nil }
+            let principalBytes = UnsafeBufferPointer(rebasing: bytes[3..<(signatureStart - 1)])
+            let signatureBytes = UnsafeBufferPointer(rebasing: bytes[signatureStart...])
+            guard !principalBytes.contains(space),
+                  signatureBytes.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
+                  let text = String(validating: principalBytes, as: UTF8.self),
+                  let principal = Principal(Substring(text)) else { return nil }
+            return (principal, String(decoding: signatureBytes, as: UTF8.self))
         }
+        guard let (principal, signature) = parsed else { return nil }
         self.principal = principal
-        signature = String(parts[2])
+        self.signature = signature
     }
 }

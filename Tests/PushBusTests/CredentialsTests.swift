@@ -1,4 +1,5 @@
 import Credentials
+import Foundation
 import Testing
 
 @Suite("credentials")
@@ -26,5 +27,35 @@ struct CredentialsTests {
         #expect(keys.allSatisfy { $0.count == 26 && $0.allSatisfy(\.isHexDigit) })
         #expect(Set(keys).count == 1000)
         #expect(Set(keys.map(\.first)).count > 8, "every hex digit can lead")
+    }
+
+    @Test func hmacMatchesTheStandardVectorsAndSplitsAnywhere() {
+        // RFC 4231 test case 2, and the well-known vector for key "key".
+        #expect(HMAC.sha256Hex(key: "Jefe", message: "what do ya want for nothing?")
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let bytes = Array("The quick brown fox jumps over the lazy dog".utf8)
+        let whole = HMAC.sha256Hex(key: "key", message: Data(bytes))
+        for cut in [0, 1, 20, bytes.count] {
+            #expect(HMAC.sha256Hex(key: "key", prefix: Array(bytes[..<cut]), body: Data(bytes[cut...])) == whole)
+        }
+        #expect(HMAC.sha256Hex(key: "key", message: "The quick brown fox jumps over the lazy dog")
+            == "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8")
+    }
+
+    @Test func aProofFrameParsesOnlyInItsOneShape() {
+        let signature = String(repeating: "0123456789abcdef", count: 4)
+        let proof = Proof(frame: Data("v1 device:r1 \(signature)".utf8))
+        #expect(proof == Proof(principal: .device(registrationID: "r1"), signature: signature))
+        #expect(Proof(frame: Proof(principal: .app(appKey: "ak"), signature: signature).frame)?.principal == .app(appKey: "ak"))
+        #expect(Proof(frame: Data("v1 admin \(signature)".utf8))?.principal == .admin)
+        let refused = [
+            "v2 admin \(signature)", "v1 admin  \(signature)", "v1  admin \(signature)", "v1 device: \(signature)",
+            "v1 app: \(signature)", "v1 user:x \(signature)", "v1 admin \(signature.uppercased())",
+            "v1 admin \(signature.dropLast())", "v1 admin \(signature)0", "v1 admin \(signature) ", "v1 \(signature)",
+            "v1 device:a b \(signature)", "", "v1",
+        ]
+        for frame in refused { #expect(Proof(frame: Data(frame.utf8)) == nil, "\(frame)") }
+        #expect(Proof(frame: Data("v1 device:".utf8) + Data([0xFF]) + Data(" \(signature)".utf8)) == nil, "not UTF-8")
+        #expect(Proof(frame: Data("v1 device:\(String(repeating: "x", count: 450)) \(signature)".utf8)) == nil, "over 512 bytes")
     }
 }

@@ -1,0 +1,59 @@
+import Client
+import Credentials
+import Foundation
+import Schema
+import Testing
+
+@Suite("signer")
+struct SignerTests {
+    let secrets = Secrets(admin: "admin-secret", serverKey: "server-key")
+
+    /// The signed payload as a dictionary, after checking the proof over its exact bytes.
+    private func verified(_ body: [Data], key: String, principal: Principal) throws -> [String: JSONValue] {
+        #expect(body.count == 3)
+        let proof = try #require(Proof(frame: body[2]))
+        #expect(proof.principal == principal)
+        #expect(proof.signature == Proof.signature(key: key, command: String(decoding: body[0], as: UTF8.self), payload: body[1]))
+        guard case .object(let fields) = try JSONTreeDecoder().decode(JSONValue.self, from: body[1]) else {
+            Issue.record("not an object")
+            return [:]
+        }
+        return fields
+    }
+
+    @Test func aPayloadKeepsItsBytesAndGainsTsAndNonce() throws {
+        let signer = Signer(secrets: secrets)
+        let payload = Data(#" {"app_key":"ak","registration_id":"r1","tags":["a","b"],"seq":4}"#.utf8)
+        let now = Date(timeIntervalSince1970: 1_800_000_000.7)
+        let body = signer.sign(command: "tags.add", payload: payload, now: now)
+        let key = secrets.deviceSecret(appKey: "ak", registrationID: "r1")
+        let fields = try verified(body, key: key, principal: .device(registrationID: "r1"))
+        #expect(fields["ts"] == .number(1_800_000_000))
+        #expect(fields["nonce"]?.string?.count == 16)
+        #expect(fields["tags"] == .array([.string("a"), .string("b")]) && fields["seq"] == .number(4))
+        #expect(String(decoding: body[1], as: UTF8.self).hasSuffix(#""app_key":"ak","registration_id":"r1","tags":["a","b"],"seq":4}"#),
+                "the members follow as they were sent")
+        let again = signer.sign(command: "tags.add", payload: payload, now: now)
+        #expect(again[1] != body[1] && again[2] != body[2], "a nonce per request")
+    }
+
+    @Test func aPayloadThatCarriesTsOrNonceHasThemReplaced() throws {
+        let signer = Signer(secrets: secrets)
+        let payload = Data(#"{"app_key":"ak","ts":5,"nonce":"old"}"#.utf8)
+        let body = signer.sign(command: "tags.count", payload: payload, now: Date(timeIntervalSince1970: 1_800_000_000))
+        let fields = try verified(body, key: secrets.masterSecret(appKey: "ak"), principal: .app(appKey: "ak"))
+        #expect(fields["ts"] == .number(1_800_000_000) && fields["nonce"] != .string("old") && fields.count == 3)
+    }
+
+    @Test func anEmptyPayloadIsSignedByTheAdminAndUnsignedCommandsPassThrough() throws {
+        let signer = Signer(secrets: secrets)
+        let body = signer.sign(command: "app.create", payload: Data("{}".utf8))
+        let fields = try verified(body, key: "admin-secret", principal: .admin)
+        #expect(Set(fields.keys) == ["ts", "nonce"])
+        let register = Data(#"{"app_key":"ak"}"#.utf8)
+        #expect(signer.sign(command: "device.register", payload: register) == [Data("device.register".utf8), register])
+        #expect(Signer().sign(command: "tags.add", payload: Data(#"{"app_key":"ak","registration_id":"r"}"#.utf8)).count == 2,
+                "no key known: sent unsigned, for the gateway to refuse")
+        #expect(signer.sign(command: "tags.add", payload: Data("[1]".utf8)).count == 2, "not an object")
+    }
+}
