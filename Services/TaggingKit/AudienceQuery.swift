@@ -114,7 +114,7 @@ struct AudienceQuery {
     }
 
     private static func tagIDs(_ db: Database, _ app: String, _ names: [String]) throws -> [Int64] {
-        try TagStore().ids(db, appKey: app, names: names).values.sorted()
+        try TagStore.ids(db, appKey: app, names: names).values.sorted()
     }
 
     private static func channelIDs(_ db: Database, _ app: String, _ names: [String]) throws -> [Int64] {

@@ -9,13 +9,19 @@ struct DeviceIndex {
         let id: Int64
         let appKey: String
         let alias: String?
+        /// `devices.tags` as stored; `tags` splits it.
+        let tagText: String
+
+        /// The device's tags, sorted as SQLite sorts text (by UTF-8 bytes).
+        var tags: [String] { TagStore.names(in: tagText) }
     }
 
+    /// The device's entry with its tags: one row read, as every tag command starts with it.
     func find(_ db: Database, registrationID: String) throws -> Entry? {
-        guard let row = try db.row("SELECT id, app_key, alias FROM devices WHERE registration_id = ?", registrationID) else {
+        guard let row = try db.row("SELECT id, app_key, alias, tags FROM devices WHERE registration_id = ?", registrationID) else {
             return nil
         }
-        return Entry(id: Int64(row[0].int ?? 0), appKey: row[1].string ?? "", alias: row[2].string)
+        return Entry(id: Int64(row[0].int ?? 0), appKey: row[1].string ?? "", alias: row[2].string, tagText: row[3].string ?? "")
     }
 
     /// The device's entry, created on first use; 1008 when it belongs to another app.
@@ -25,7 +31,7 @@ struct DeviceIndex {
             return found
         }
         try db.run("INSERT INTO devices (registration_id, app_key) VALUES (?, ?)", registrationID, appKey)
-        return Entry(id: db.lastInsertRowID, appKey: appKey, alias: nil)
+        return Entry(id: db.lastInsertRowID, appKey: appKey, alias: nil, tagText: "")
     }
 
     func setAlias(_ db: Database, device: Int64, alias: String?) throws {

@@ -1,15 +1,39 @@
+import Schema
 import SQLite
 
 /// Tags and which devices carry them. `device_tags (tag, device)` answers "which devices carry this
 /// tag" for audiences; each device row keeps its own tag names, so reading or changing a device's tags
 /// costs one row, not an index range. Each tag row keeps its device count, so `tags.count` and
 /// `tags.list` never scan the index; a tag whose last device leaves is removed.
-struct TagStore {
+///
+/// Binding or unbinding a tag is one statement on `device_tags`. Two things stay in memory for it,
+/// both tied to the store's transactions (`Store.onRollback` undoes them with a rolled-back request):
+/// each tag's id by app and name, and how each tag's device count changed since the batch began. A
+/// batch touches the same few hundred tags thousands of times, so the counts are written once a tag,
+/// just before the batch commits, or before anything reads them.
+final class TagStore {
     /// Separates the names in `devices.tags`; no tag may contain it (TagRules' charset).
     static let separator: Character = "\n"
+    /// Tag ids kept at most; past it the cache starts over.
+    static let cachedIDLimit = 100_000
 
-    /// The ids of the app's tags among `names` (those that exist).
-    func ids(_ db: Database, appKey: String, names: [String]) throws -> [String: Int64] {
+    private struct Name: Hashable {
+        let app: String
+        let tag: String
+    }
+
+    private let store: Store
+    private var ids: [Name: Int64] = [:]
+    private var names: [Int64: Name] = [:]
+    private var countChanges: [Int64: Int] = [:]
+
+    init(store: Store) {
+        self.store = store
+        store.beforeCommit { [weak self] db in try self?.writeCounts(db) }
+    }
+
+    /// The ids of the app's tags among `names` (those that exist), read from the database.
+    static func ids(_ db: Database, appKey: String, names: [String]) throws -> [String: Int64] {
         var found: [String: Int64] = [:]
         for name in names {
             if let id = try db.value("SELECT id FROM tags WHERE app_key = ? AND name = ?", appKey, name).int {
@@ -19,13 +43,13 @@ struct TagStore {
         return found
     }
 
-    /// The device's tags, sorted as SQLite sorts text (by UTF-8 bytes).
-    func names(_ db: Database, device: Int64) throws -> [String] {
-        guard let joined = try db.value("SELECT tags FROM devices WHERE id = ?", device).string, !joined.isEmpty else { return [] }
-        return joined.split(separator: Self.separator).map(String.init).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    /// The tags in a device row's `tags` text, sorted as SQLite sorts text (by UTF-8 bytes).
+    static func names(in text: String) -> [String] {
+        guard !text.isEmpty else { return [] }
+        return text.split(separator: separator).map(String.init).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    /// Records the device's tags after a change (in any order: `names` sorts them).
+    /// Records the device's tags after a change (in any order: `names(in:)` sorts them).
     func setNames(_ db: Database, device: Int64, to names: some Sequence<String>) throws {
         try db.run("UPDATE devices SET tags = ? WHERE id = ?", names.joined(separator: String(Self.separator)), device)
     }
@@ -33,47 +57,102 @@ struct TagStore {
     /// Binds `names`, none of them bound to the device yet; returns them.
     func bind(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         for name in names {
-            let tag = try id(db, appKey: appKey, name: name)
+            let tag = try id(db, Name(app: appKey, tag: name))
             if try db.run("INSERT OR IGNORE INTO device_tags (tag, device) VALUES (?, ?)", tag, device) == 1 {
-                try db.run("UPDATE tags SET devices = devices + 1 WHERE id = ?", tag)
+                count(tag, by: 1)
             }
         }
         return names
     }
 
-    /// The tag's id, creating the tag when the app has none of that name.
-    private func id(_ db: Database, appKey: String, name: String) throws -> Int64 {
-        if let id = try db.value("SELECT id FROM tags WHERE app_key = ? AND name = ?", appKey, name).int { return Int64(id) }
-        try db.run("INSERT INTO tags (app_key, name) VALUES (?, ?)", appKey, name)
-        return db.lastInsertRowID
-    }
-
-    /// Unbinds `names`, all of them bound to the device; returns them sorted.
+    /// Unbinds `names`, all of them bound to the device; returns those that were, sorted.
     func unbind(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         var removed: [String] = []
-        for (name, tag) in try ids(db, appKey: appKey, names: names).sorted(by: { $0.key < $1.key })
-        where try db.run("DELETE FROM device_tags WHERE tag = ? AND device = ?", tag, device) == 1 {
-            try release(db, tag: tag)
+        for name in names.sorted() {
+            guard let tag = try existingID(db, Name(app: appKey, tag: name)),
+                  try db.run("DELETE FROM device_tags WHERE tag = ? AND device = ?", tag, device) == 1 else { continue }
+            count(tag, by: -1)
             removed.append(name)
         }
         return removed
     }
 
     /// Unbinds every tag of the device; returns them.
-    func removeAll(_ db: Database, device: Int64, appKey: String) throws -> [String] {
-        let removed = try unbind(db, device: device, appKey: appKey, names: try names(db, device: device))
-        try setNames(db, device: device, to: [])
+    func removeAll(_ db: Database, device: DeviceIndex.Entry) throws -> [String] {
+        let removed = try unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
+        try setNames(db, device: device.id, to: [])
         return removed
     }
 
     /// Every tag of the app with its device count, by name.
     func list(_ db: Database, appKey: String) throws -> [(name: String, devices: Int)] {
-        try db.rows("SELECT name, devices FROM tags WHERE app_key = ? ORDER BY name", appKey)
+        try writeCounts(db)
+        return try db.rows("SELECT name, devices FROM tags WHERE app_key = ? ORDER BY name", appKey)
             .map { (name: $0[0].string ?? "", devices: $0[1].int ?? 0) }
     }
 
-    private func release(_ db: Database, tag: Int64) throws {
-        try db.run("UPDATE tags SET devices = devices - 1 WHERE id = ?", tag)
-        try db.run("DELETE FROM tags WHERE id = ? AND devices <= 0", tag)
+    /// How many devices carry the app's tag `name` (0 when none does).
+    func devices(_ db: Database, appKey: String, name: String) throws -> Int {
+        try writeCounts(db)
+        return try db.value("SELECT devices FROM tags WHERE app_key = ? AND name = ?", appKey, name).int ?? 0
+    }
+
+    /// Writes the count changes held in memory, and removes the tags left with no device. Runs
+    /// before each commit and before counts are read; inside a write whenever there is anything to write.
+    func writeCounts(_ db: Database) throws {
+        guard !countChanges.isEmpty else { return }
+        let changes = countChanges
+        for (tag, change) in changes.sorted(by: { $0.key < $1.key }) {
+            let left = change == 0
+                ? try db.value("SELECT devices FROM tags WHERE id = ?", tag)
+                : try db.value("UPDATE tags SET devices = devices + ? WHERE id = ? RETURNING devices", change, tag)
+            if let devices = left.int, devices <= 0 {
+                try db.run("DELETE FROM tags WHERE id = ?", tag)
+                forget(tag)
+            }
+        }
+        countChanges = [:]
+        store.onRollback { [weak self] in self?.countChanges = changes }
+    }
+
+    // MARK: in memory
+
+    /// The tag's id, creating the tag when the app has none of that name.
+    private func id(_ db: Database, _ name: Name) throws -> Int64 {
+        if let id = try existingID(db, name) { return id }
+        try db.run("INSERT INTO tags (app_key, name) VALUES (?, ?)", name.app, name.tag)
+        let id = db.lastInsertRowID
+        remember(id, name)
+        return id
+    }
+
+    private func existingID(_ db: Database, _ name: Name) throws -> Int64? {
+        if let known = ids[name] { return known }
+        guard let found = try db.value("SELECT id FROM tags WHERE app_key = ? AND name = ?", name.app, name.tag).int else {
+            return nil
+        }
+        remember(Int64(found), name)
+        return Int64(found)
+    }
+
+    private func remember(_ id: Int64, _ name: Name) {
+        if ids.count >= Self.cachedIDLimit {
+            ids = [:]
+            names = [:]
+        }
+        ids[name] = id
+        names[id] = name
+        store.onRollback { [weak self] in self?.forget(id) }
+    }
+
+    /// Drops a tag from the id cache; always safe, as a missing id is read again.
+    private func forget(_ id: Int64) {
+        guard let name = names.removeValue(forKey: id) else { return }
+        ids[name] = nil
+    }
+
+    private func count(_ tag: Int64, by change: Int) {
+        countChanges[tag, default: 0] += change
+        store.onRollback { [weak self] in self?.countChanges[tag, default: 0] -= change }
     }
 }

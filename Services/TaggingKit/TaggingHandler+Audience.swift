@@ -9,6 +9,7 @@ extension TaggingHandler {
         let audience = try Audience(p)
         let now = clock()
         return try store.read { db in
+            try tags.writeCounts(db)
             guard let query = try AudienceQuery(audience, in: db, now: now) else {
                 return AudiencePage(registrationIDs: [], nextCursor: nil, total: 0)
             }
@@ -34,7 +35,7 @@ extension TaggingHandler {
         return try store.read { db in
             var counts: [String: Int] = [:]
             for name in names {
-                counts[name] = try db.value("SELECT devices FROM tags WHERE app_key = ? AND name = ?", app, name).int ?? 0
+                counts[name] = try tags.devices(db, appKey: app, name: name)
             }
             return TagCounts(counts: counts)
         }

@@ -14,7 +14,7 @@ extension TaggingHandler {
         try countSet(keys.id)
         try store.write { db in
             let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
-            let held = try tags.names(db, device: device.id)
+            let held = device.tags
             let bound = Set(held)
             var added: [String] = []
             var removed: [String] = []
@@ -44,7 +44,7 @@ extension TaggingHandler {
         try countSet(keys.id)
         try store.write { db in
             guard let device = try knownDevice(db, app: keys.app, id: keys.id) else { return }
-            try announce(db, keys, added: [], removed: try tags.removeAll(db, device: device.id, appKey: keys.app))
+            try announce(db, keys, added: [], removed: try tags.removeAll(db, device: device))
         }
         return TagsReply(tags: nil)
     }
@@ -52,7 +52,7 @@ extension TaggingHandler {
     func getTags(_ p: DeviceRef) throws -> TagsReply {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         return try store.read { db in
-            TagsReply(tags: try knownDevice(db, app: keys.app, id: keys.id).map { try tags.names(db, device: $0.id) } ?? [])
+            TagsReply(tags: try knownDevice(db, app: keys.app, id: keys.id)?.tags ?? [])
         }
     }
 
@@ -60,7 +60,7 @@ extension TaggingHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let tag = try TagRules.validateTag(p.tag)
         let bound = try store.read { db in
-            try knownDevice(db, app: keys.app, id: keys.id).map { try tags.names(db, device: $0.id).contains(tag) } ?? false
+            try knownDevice(db, app: keys.app, id: keys.id)?.tags.contains(tag) ?? false
         }
         return TagBinding(tag: tag, isBind: bound)
     }

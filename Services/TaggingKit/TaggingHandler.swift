@@ -12,7 +12,7 @@ public final class TaggingHandler: RequestHandler {
     /// How many devices one alias may be bound to (JPush: 10).
     public let aliasMaxDevices: Int
     let devices = DeviceIndex()
-    let tags = TagStore()
+    let tags: TagStore
     let channels = ChannelStore()
     /// More than 10 tag/alias sets in 10 s from one device is 6011.
     var setLimiter = RateLimiter(limit: 10, window: 10)
@@ -25,6 +25,7 @@ public final class TaggingHandler: RequestHandler {
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         store = try Store(path: path, migrations: TaggingSchema.migrations)
         outbox = try Outbox(store: store, publisher: publisher)
+        tags = TagStore(store: store)
         self.aliasMaxDevices = aliasMaxDevices
         self.clock = clock
         nextExpiry = try store.read { db in try channels.nextExpiry(db) }
@@ -66,7 +67,7 @@ public final class TaggingHandler: RequestHandler {
         let deleted = try event.decode(DeviceDeletedEvent.self).body
         try store.write { db in
             guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
-            _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: try tags.names(db, device: device.id))
+            _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
             try channels.removeAll(db, device: device.id)
             try devices.delete(db, device: device.id)
         }

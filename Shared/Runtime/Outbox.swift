@@ -4,12 +4,14 @@ import SQLite
 
 /// The events a service has committed, numbered per publisher without gaps. `append` writes an
 /// event in the caller's transaction, so an event exists exactly when its change does; the worker
-/// publishes what was appended once the transaction has committed.
+/// publishes what was appended once the transaction has committed. The next sequence and the
+/// events not yet handed out are kept in memory, and a rolled-back write takes its own back
+/// (`Store.onRollback`), so appending costs one insert.
 public final class Outbox {
     public let publisher: String
     private let store: Store
-    private var published: Int64
-    private var appended = false
+    private var newest: Int64
+    private var unpublished: [(topic: String, event: Data)] = []
 
     /// The outbox table; a service lists it among its migrations.
     public static let migration = Migration("outbox-1", """
@@ -35,31 +37,32 @@ public final class Outbox {
     public init(store: Store, publisher: String) throws {
         self.store = store
         self.publisher = publisher
-        published = try store.read { db in try db.value("SELECT COALESCE(MAX(seq), 0) FROM outbox").int.map(Int64.init) ?? 0 }
+        newest = try store.read { db in try db.value("SELECT COALESCE(MAX(seq), 0) FROM outbox").int.map(Int64.init) ?? 0 }
     }
 
     /// Records `body` as the next event of this publisher. Call inside `store.write`.
     @discardableResult
     public func append<Body: EventBody>(_ body: Body, in db: Database) throws -> Int64 {
-        let sequence = Int64(try db.value("SELECT COALESCE(MAX(seq), 0) + 1 FROM outbox").int ?? 1)
+        let sequence = newest + 1
         let now = Date()
-        let event = Event(publisher: publisher, sequence: sequence, time: RFC3339.string(from: now, fractional: true), body: body)
+        let event = WireCodec.encode(Event(publisher: publisher, sequence: sequence,
+                                           time: RFC3339.string(from: now, fractional: true), body: body))
         try db.run("INSERT INTO outbox (seq, topic, event, created_at) VALUES (?, ?, ?, ?)",
-                   sequence, Body.topic.rawValue, WireCodec.encode(event), now.timeIntervalSince1970)
-        appended = true
+                   sequence, Body.topic.rawValue, event, now.timeIntervalSince1970)
+        newest = sequence
+        unpublished.append((topic: Body.topic.rawValue, event: event))
+        store.onRollback { [weak self] in
+            self?.newest = sequence - 1
+            self?.unpublished.removeLast()
+        }
         return sequence
     }
 
-    /// Committed events not yet handed out, in order; marks them handed out.
+    /// Committed events not yet handed out, in order; marks them handed out. Call between writes:
+    /// what a write appended is committed once it returns, and gone if it threw.
     public func takeCommitted() throws -> [(topic: String, event: Data)] {
-        guard appended else { return [] }
-        appended = false
-        let rows = try store.read { db in
-            try db.rows("SELECT seq, topic, event FROM outbox WHERE seq > ? ORDER BY seq", published)
-        }
-        guard let last = rows.last?[0].int else { return [] }
-        published = Int64(last)
-        return rows.map { (topic: $0[1].string ?? "", event: $0[2].data ?? Data()) }
+        defer { unpublished = [] }
+        return unpublished
     }
 
     /// Deletes events older than `cutoff` (Unix seconds), always keeping the newest, so numbering

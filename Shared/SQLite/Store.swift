@@ -8,6 +8,10 @@ public final class Store {
     public let path: String
     private let db: Database
     private var writeDepth = 0
+    /// Per open write level (the transaction, then each savepoint), how to undo the in-memory state
+    /// kept alongside it: run newest first when that level rolls back.
+    private var undoLevels: [[() -> Void]] = []
+    private var commitWork: [(Database) throws -> Void] = []
 
     /// Opens the database at `path` and applies `migrations`.
     /// `durable` (default) makes every commit wait for the disk (`synchronous=FULL`).
@@ -44,23 +48,54 @@ public final class Store {
 
     /// Runs `body` in a write transaction: committed (durably) when it returns, rolled back when it
     /// throws, and the first error rethrown. Nested calls run in a savepoint of the outer transaction.
+    /// Work given to `beforeCommit` runs just before the outermost commit; undo steps given to
+    /// `onRollback` run when the level they were given in rolls back.
     @discardableResult
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         if writeDepth > 0 {
             writeDepth += 1
+            undoLevels.append([])
             defer { writeDepth -= 1 }
-            return try db.savepoint(body)
+            do {
+                let result = try db.savepoint(body)
+                let kept = undoLevels.removeLast()
+                undoLevels[undoLevels.count - 1] += kept
+                return result
+            } catch {
+                undoLevels.removeLast().reversed().forEach { $0() }
+                throw error
+            }
         }
         writeDepth = 1
-        defer { writeDepth = 0 }
+        undoLevels = [[]]
+        defer {
+            writeDepth = 0
+            undoLevels = []
+        }
         try db.run("BEGIN IMMEDIATE")
         do {
             let result = try body(db)
+            for work in commitWork { try work(db) }
             try db.run("COMMIT")
             return result
         } catch {
             _ = try? db.run("ROLLBACK")
+            undoLevels.flatMap { $0 }.reversed().forEach { $0() }
             throw error
         }
+    }
+
+    /// Runs `work` inside every write transaction just before it commits (a throw rolls the whole
+    /// transaction back): for changes kept in memory during a batch and written once, at its end.
+    public func beforeCommit(_ work: @escaping (Database) throws -> Void) {
+        commitWork.append(work)
+    }
+
+    /// Registers how to undo an in-memory change made alongside the current write: it runs if the
+    /// savepoint or transaction open now rolls back, and is dropped once the transaction commits.
+    /// Outside a write there is nothing to roll back, and it is dropped at once.
+    public func onRollback(_ undo: @escaping () -> Void) {
+        guard !undoLevels.isEmpty else { return }
+        undoLevels[undoLevels.count - 1].append(undo)
     }
 }

@@ -46,6 +46,63 @@ struct SQLiteTests {
         #expect(names == ["kept", "also kept"])
     }
 
+    @Test func undoStepsFollowTheSavepointOrTransactionTheyWereGivenIn() throws {
+        struct Refused: Error {}
+        let store = try Store(path: path, migrations: migrations)
+        var state: [String] = []
+        func change(_ name: String) {
+            state.append(name)
+            store.onRollback { state.removeAll { $0 == name } }
+        }
+        change("outside")   // no write open: nothing to undo against
+        try store.write { _ in
+            change("batch")
+            try store.write { _ in
+                change("request 1")
+                try store.write { _ in change("nested, released") }
+            }
+            _ = try? store.write { _ in
+                change("request 2")
+                try store.write { _ in change("nested in a failed request") }
+                throw Refused()
+            }
+            #expect(state == ["outside", "batch", "request 1", "nested, released"])
+        }
+        #expect(throws: Refused.self) {
+            try store.write { _ in
+                change("a")
+                try store.write { _ in change("b") }
+                throw Refused()
+            }
+        }
+        #expect(state == ["outside", "batch", "request 1", "nested, released"], "a whole rolled-back transaction undoes all")
+        try store.write { _ in change("c") }
+        #expect(throws: Refused.self) { try store.write { _ in throw Refused() } }
+        #expect(state.last == "c", "a committed change is not undone by a later rollback")
+    }
+
+    @Test func workBeforeCommitRunsInsideTheTransaction() throws {
+        struct Refused: Error {}
+        let store = try Store(path: path, migrations: migrations)
+        var pending: [String] = []
+        var failNext = false
+        store.beforeCommit { db in
+            for name in pending { try db.run("INSERT INTO items (name) VALUES (?)", name) }
+            pending = []
+            if failNext { throw Refused() }
+        }
+        try store.write { _ in pending = ["x", "y"] }
+        #expect(try count(store) == 2)
+        failNext = true
+        #expect(throws: Refused.self) {
+            try store.write { db in
+                try db.run("INSERT INTO items (name) VALUES (?)", "z")
+                pending = ["w"]
+            }
+        }
+        #expect(try count(store) == 2, "a throw before the commit rolls the whole transaction back")
+    }
+
     @Test func migrationsApplyOnceInOrder() throws {
         let db = try Database(path: path)
         let steps = migrations + [Migration("2", "ALTER TABLE items ADD COLUMN size INTEGER")]
