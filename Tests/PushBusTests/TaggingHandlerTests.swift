@@ -330,3 +330,43 @@ struct TaggingSchemaTests {
         #expect(reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array(["zeta".json])])["counts"]?["zeta"] == .number(1))
     }
 }
+
+extension TaggingHandlerTests {
+    func counts(_ names: [String]) -> JSONValue? {
+        reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array(names.map(\.json))])["counts"]
+    }
+
+    /// Inside one group-committed batch, as the worker runs it: a request refused after it bound
+    /// tags leaves no count and no tag behind, reads in the batch see the batch's own counts, and a
+    /// whole batch rolled back leaves nothing either; tags it created can be created again.
+    @Test func countsAndTagIDsFollowRequestsAndBatchesThatRollBack() throws {
+        struct Abandoned: Error {}
+        #expect(call("tags.add", "full", tags((0..<1000).map { "f\($0)" })).code == 0)
+        try handler.store.write { _ in
+            #expect(call("tags.add", "d1", tags(["gold", "new1"])).code == 0)
+            #expect(call("tags.add", "full", tags(["gold", "new3"])).code == 6018, "bound, then refused")
+            #expect(counts(["gold", "new1", "new3", "f1"]) == .object(["gold": .number(1), "new1": .number(1), "new3": .number(0), "f1": .number(1)]))
+            #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"])?.contains("new3") == false)
+            #expect(call("tags.delete", "d1", tags(["new1"])).code == 0)
+            #expect(counts(["new1"]) == .object(["new1": .number(0)]), "unbound in the same batch")
+        }
+        #expect(counts(["gold", "new1", "new3"]) == .object(["gold": .number(1), "new1": .number(0), "new3": .number(0)]))
+        #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"])?.filter { !$0.hasPrefix("f") } == ["gold"])
+        #expect(throws: Abandoned.self) {
+            try handler.store.write { _ in
+                #expect(call("tags.add", "d2", tags(["gold", "new4"])).code == 0)
+                #expect(call("tags.delete", "d1", tags(["gold"])).code == 0)
+                throw Abandoned()
+            }
+        }
+        #expect(counts(["gold", "new4"]) == .object(["gold": .number(1), "new4": .number(0)]), "the whole batch is undone")
+        #expect(strings(call("tags.get", "d1")["tags"]) == ["gold"] && strings(call("tags.get", "d2")["tags"]) == [])
+        #expect(call("tags.add", "d2", tags(["new3", "new4"])).code == 0, "tags the rolled-back writes created are created again")
+        #expect(counts(["gold", "new3", "new4"]) == .object(["gold": .number(1), "new3": .number(1), "new4": .number(1)]))
+        #expect(strings(resolve(["tag": .array(["new3".json])])["registration_ids"]) == ["d2"])
+        let orphans = try handler.store.read { db in
+            try db.value("SELECT COUNT(*) FROM device_tags WHERE tag NOT IN (SELECT id FROM tags)").int
+        }
+        #expect(orphans == 0, "no binding points at a tag that is gone")
+    }
+}
