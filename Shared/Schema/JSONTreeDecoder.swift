@@ -179,12 +179,12 @@ private struct UnkeyedTreeDecoding: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let value = try next(type)
-        let itemPath = path + [IndexKey(currentIndex)]
         let result: T
-        if let scalar = try TreeDecoder.scalar(type, value, itemPath) {
+        // The item's path is built only when needed: an array of strings decodes with none.
+        if let scalar = try TreeDecoder.scalar(type, value, path + [IndexKey(currentIndex)]) {
             result = scalar
         } else {
-            result = try T(from: TreeDecoder(value, path: itemPath))
+            result = try T(from: TreeDecoder(value, path: path + [IndexKey(currentIndex)]))
         }
         currentIndex += 1
         return result
@@ -222,12 +222,10 @@ private struct SingleTreeDecoding: SingleValueDecodingContainer {
 }
 
 struct IndexKey: CodingKey {
-    let intValue: Int?
-    let stringValue: String
-    init(_ index: Int) {
-        intValue = index
-        stringValue = "Index \(index)"
-    }
+    let index: Int
+    var intValue: Int? { index }
+    var stringValue: String { "Index \(index)" }
+    init(_ index: Int) { self.index = index }
     init?(stringValue: String) { nil }
     init?(intValue: Int) { self.init(intValue) }
 }
