@@ -13,7 +13,10 @@ public final class MajordomoClient {
     /// Signs every `[command, payload]` request sent to a service (not MMI) when set.
     public var signer: Signer?
     private let context: Context
-    private var socket: Socket
+    /// Readable when the reply to a request sent with `send` has come.
+    public private(set) var socket: Socket
+    /// The request sent and not yet answered: its service, and its command and payload for the signer.
+    private var awaiting: (service: String, command: String?, payload: Data?)?
 
     public init(endpoint: String, context: Context, timeoutMilliseconds: Int = 10_000, serverKey: String? = nil) throws {
         self.endpoint = endpoint
@@ -27,32 +30,48 @@ public final class MajordomoClient {
 
     /// Sends `body` to `service` and waits for its reply body; signs it when a signer is set.
     public func request(_ service: String, _ body: [Data]) throws -> [Data] {
+        try send(service, body)
+        var poller = Poller([socket])
+        guard try poller.poll(timeout: timeoutMilliseconds)[0], let reply = try receiveReply() else {
+            try abandon()
+            throw ClientError.timeout(milliseconds: timeoutMilliseconds)
+        }
+        return reply
+    }
+
+    /// Sends `body` to `service` without waiting (signed when a signer is set); `receiveReply` takes
+    /// the answer once `socket` is readable. For a loop that polls other sockets meanwhile.
+    public func send(_ service: String, _ body: [Data]) throws {
         var body = body
         let command = body.first.map { String(decoding: $0, as: UTF8.self) }
         if let signer, body.count == 2, !service.hasPrefix(MDP.mmiPrefix), let command {
             body = signer.sign(command: command, payload: body[1])
         }
-        let reply = try exchange(service, body)
-        if let signer, let command, body.count >= 2, let first = reply.first {
-            signer.learn(command: command, payload: body[1], reply: first)
-        }
-        return reply
+        try socket.send(ClientMessage(service: service, body: body).frames)
+        awaiting = (service, command, body.count >= 2 ? body[1] : nil)
     }
 
-    private func exchange(_ service: String, _ body: [Data]) throws -> [Data] {
-        try socket.send(ClientMessage(service: service, body: body).frames)
-        var poller = Poller([socket])
-        guard try poller.poll(timeout: timeoutMilliseconds)[0], let message = try socket.receive() else {
-            socket.close()
-            socket = try Self.dial(endpoint, context, serverKey: serverKey)
-            throw ClientError.timeout(milliseconds: timeoutMilliseconds)
-        }
+    /// The reply body to the request sent, or nil when it has not come yet.
+    public func receiveReply() throws -> [Data]? {
+        guard let awaiting, let message = try socket.receive(wait: false) else { return nil }
+        self.awaiting = nil
         let reply: ClientMessage
         do { reply = try ClientMessage(frames: message.frames[...]) } catch {
             throw ClientError.malformedReply(error.description)
         }
-        guard reply.service == service else { throw ClientError.malformedReply("reply for service \(reply.service)") }
+        guard reply.service == awaiting.service else { throw ClientError.malformedReply("reply for service \(reply.service)") }
+        if let signer, let command = awaiting.command, let payload = awaiting.payload, let first = reply.body.first {
+            signer.learn(command: command, payload: payload, reply: first)
+        }
         return reply.body
+    }
+
+    /// Gives up on the request sent: the socket is replaced, so its late reply can never be taken
+    /// for the next request's.
+    public func abandon() throws {
+        socket.close()
+        socket = try Self.dial(endpoint, context, serverKey: serverKey)
+        awaiting = nil
     }
 
     /// Sends a device command through the gateway's `device` routing and returns the reply JSON.

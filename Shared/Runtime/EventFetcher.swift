@@ -4,34 +4,88 @@ import Foundation
 import Schema
 import ZeroMQ
 
-/// Asks a publisher for events a subscriber missed (`events.fetch` to the publisher's MDP service).
-/// Owned by the worker loop's thread; a publisher that does not answer in time gives nil.
+/// Asks, without waiting, which publishers the gateway knows (`mmi.topology`) or what a publisher's
+/// outbox holds for a subscriber (`events.fetch`): one question at a time, its answer taken when
+/// `socket` is readable, or given up on after `timeoutMilliseconds`. The worker loop never blocks
+/// on another service, however busy or stuck it is. Owned by the worker loop's thread.
 final class EventFetcher {
+    enum Question: Equatable {
+        case publishers
+        case events(from: String)
+    }
+
+    enum Answer {
+        /// The services the gateway knows, each a possible publisher.
+        case publishers([String])
+        /// Events of the asked topics after the asked sequence, oldest first, and `through`, the
+        /// sequence of the last event the publisher looked at (nil when it had none).
+        case events(from: String, events: [BusEvent], through: Int64?)
+        /// No usable answer in time.
+        case unanswered(Question)
+    }
+
     private let client: MajordomoClient
+    private let timeoutMilliseconds: Int64
+    private var asked: (question: Question, deadline: Int64)?
 
     /// `secrets` sign the fetches as the admin (`events.fetch` is internal).
     init(endpoint: String, context: Context, secrets: Secrets?, timeoutMilliseconds: Int = 2000, serverKey: String? = nil) throws {
         client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds,
                                      serverKey: serverKey)
         client.signer = Signer(secrets: secrets)
+        self.timeoutMilliseconds = Int64(timeoutMilliseconds)
     }
 
-    /// The services the gateway knows (`mmi.topology`), each a possible publisher; empty when it cannot tell.
-    func publishers() -> [String] {
-        guard let body = try? client.request("mmi.topology", []), let first = body.first,
-              case .array(let entries)? = (try? JSONTreeDecoder().decode(JSONValue.self, from: first))?["services"] else { return [] }
-        return entries.compactMap { $0["service"]?.string }
-    }
+    /// Readable when an answer has come.
+    var socket: Socket { client.socket }
+    var isWaiting: Bool { asked != nil }
+    /// Monotonic milliseconds at which the question asked is given up on.
+    var deadline: Int64? { asked?.deadline }
 
-    /// A page of the publisher's events after `sequence`, oldest first: those of `topics` among the
-    /// next `limit`, and the sequence of the last one it looked at (nil when it had none). Nil when
-    /// the publisher could not be asked.
-    func fetch(from publisher: String, after sequence: Int64, topics: [String],
-               limit: Int = EventFetch.maxLimit) -> (events: [BusEvent], through: Int64?)? {
+    func askPublishers() { ask(.publishers, "mmi.topology", []) }
+
+    func askEvents(from publisher: String, after sequence: Int64, topics: [String], limit: Int = EventFetch.maxLimit) {
         let request = WireCodec.encode(EventFetch(after: sequence, limit: limit, topics: topics))
-        guard let body = try? client.request(publisher, [Data(EventFetch.command.utf8), request]), body.count == 1,
-              let reply = try? JSONTreeDecoder().decode(Reply<FetchedEvents>.self, from: body[0]),
-              let fetched = reply.body else { return nil }
-        return (fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) }, fetched.through)
+        ask(.events(from: publisher), publisher, [Data(EventFetch.command.utf8), request])
+    }
+
+    /// The answer to the question asked, once it has come or its time is up; nil while waiting.
+    func answer() -> Answer? {
+        guard let asked else { return nil }
+        do {
+            if let body = try client.receiveReply() {
+                self.asked = nil
+                return read(body, for: asked.question)
+            }
+            guard Clock.milliseconds() >= asked.deadline else { return nil }
+        } catch {}
+        try? client.abandon()
+        self.asked = nil
+        return .unanswered(asked.question)
+    }
+
+    private func ask(_ question: Question, _ service: String, _ body: [Data]) {
+        do {
+            try client.send(service, body)
+            asked = (question, Clock.milliseconds() + timeoutMilliseconds)
+        } catch {
+            asked = (question, 0)   // answered `.unanswered` at the next look
+        }
+    }
+
+    private func read(_ body: [Data], for question: Question) -> Answer {
+        switch question {
+        case .publishers:
+            guard let first = body.first,
+                  case .array(let entries)? = (try? JSONTreeDecoder().decode(JSONValue.self, from: first))?["services"] else {
+                return .unanswered(question)
+            }
+            return .publishers(entries.compactMap { $0["service"]?.string })
+        case .events(let publisher):
+            guard body.count == 1, let reply = try? JSONTreeDecoder().decode(Reply<FetchedEvents>.self, from: body[0]),
+                  let fetched = reply.body else { return .unanswered(question) }
+            return .events(from: publisher, events: fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) },
+                           through: fetched.through)
+        }
     }
 }

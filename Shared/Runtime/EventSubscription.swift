@@ -7,14 +7,18 @@ import ZeroMQ
 /// Delivers other services' events to a handler exactly once and in order per publisher. The last
 /// sequence applied from each publisher is kept in the handler's database, written in the same
 /// transaction as the event's effect. An event past a gap (missed on the bus, or sent while this
-/// service was down) first fetches the missing ones from the publisher's outbox; if the publisher
-/// cannot answer, the publisher is marked lagging and retried every `retryMilliseconds`, and nothing
-/// past the gap is applied before the gap is filled. A gap with nothing after it (the last events
+/// service was down) is not applied: its publisher is marked lagging, and its outbox is asked for
+/// everything after the cursor, page by page, until it has nothing more; a publisher that cannot
+/// answer is asked again every `retryMilliseconds`. A gap with nothing after it (the last events
 /// before a quiet spell, or those sent before the bus carried this service's subscription) shows no
 /// gap at all, so every `sweepMilliseconds` the subscription also asks the publishers of its topics
 /// (every shard of them the gateway knows) for what follows its cursor. It asks only for its own
-/// topics and never asks a service that publishes none of them, so two services (or two shards of
-/// one) never wait on each other. Owned by the worker loop's thread.
+/// topics and never asks a service that publishes none of them.
+///
+/// Every question goes out without waiting (`EventFetcher`) and its answer is applied when it comes,
+/// so the worker loop keeps serving requests and heartbeats while a publisher is busy or stuck: a
+/// worker that waited on a publisher behind a flood of requests once went silent long enough for
+/// the gateway to drop it with a credit's worth of requests in flight. Owned by the worker loop's thread.
 final class EventSubscription {
     let follower: EventFollower
     private let fetcher: EventFetcher
@@ -26,6 +30,8 @@ final class EventSubscription {
     private let publishers: Set<Substring>
     /// Publishers whose events this service may have missed; at start, every publisher it knows.
     private var lagging: Set<String> = []
+    /// Lagging publishers still to ask in this round, first first.
+    private var toAsk: [String] = []
     private var nextRetry: Int64 = 0
     private var nextSweep: Int64 = 0
     static let sweepMilliseconds: Int64 = 5000
@@ -62,18 +68,54 @@ final class EventSubscription {
         }
     }
 
-    /// Fetches what lagging publishers hold for us, at most every `retryMilliseconds`; every
-    /// `sweepMilliseconds` every service the gateway knows counts as lagging.
+    /// Readable when a publisher (or the gateway) has answered a question.
+    var fetcherSocket: Socket { fetcher.socket }
+
+    /// Asks the next question when one is due: which publishers exist (every `sweepMilliseconds`),
+    /// else the next lagging publisher, in rounds at most every `retryMilliseconds`. Takes an
+    /// answer that has come, and gives up on one that is late.
     func catchUpIfDue() {
-        if Clock.milliseconds() >= nextSweep {
-            nextSweep = Clock.milliseconds() + Self.sweepMilliseconds
-            lagging.formUnion(fetcher.publishers().filter(publishesFollowedTopic))
+        takeAnswer()
+        guard !fetcher.isWaiting else { return }
+        let now = Clock.milliseconds()
+        if now >= nextSweep {
+            nextSweep = now + Self.sweepMilliseconds
+            fetcher.askPublishers()
+            return
         }
-        guard !lagging.isEmpty, Clock.milliseconds() >= nextRetry else { return }
-        nextRetry = Clock.milliseconds() + Self.retryMilliseconds
-        commit { db in
-            for publisher in self.lagging.sorted() where try self.catchUp(publisher, db, through: nil) {
-                self.lagging.remove(publisher)
+        if toAsk.isEmpty, !lagging.isEmpty, now >= nextRetry {
+            nextRetry = now + Self.retryMilliseconds
+            toAsk = lagging.sorted()
+        }
+        guard !toAsk.isEmpty else { return }
+        let publisher = toAsk.removeFirst()
+        do {
+            fetcher.askEvents(from: publisher, after: try handler.store.read { db in try cursors.last(db, publisher: publisher) },
+                              topics: topics)
+        } catch {
+            logger.error("event cursor not read", ["publisher": publisher, "error": error])
+        }
+    }
+
+    /// Applies the answer that has come, if any.
+    func takeAnswer() {
+        switch fetcher.answer() {
+        case nil: return
+        case .publishers(let names):
+            let found = Set(names.filter(publishesFollowedTopic)).subtracting(lagging)
+            lagging.formUnion(found)
+            toAsk += found.sorted()
+        case .events(let publisher, let events, let through):
+            commit { db in
+                if try self.applyFetched(publisher, events, through: through, db) {
+                    self.toAsk.insert(publisher, at: 0)   // it had more: ask again at once
+                } else {
+                    self.lagging.remove(publisher)
+                }
+            }
+        case .unanswered(let question):
+            if case .events(let publisher) = question, lagging.contains(publisher) {
+                logger.debug("publisher did not answer, asking again later", ["publisher": publisher])
             }
         }
     }
@@ -83,8 +125,12 @@ final class EventSubscription {
         name != own && publishers.contains(ShardHash.baseService(of: name))
     }
 
-    /// Monotonic milliseconds of the next catch-up attempt or sweep.
-    var nextCatchUp: Int64 { lagging.isEmpty ? nextSweep : min(nextRetry, nextSweep) }
+    /// Monotonic milliseconds of the next catch-up step: a question to give up on, to ask, or a sweep.
+    var nextCatchUp: Int64 {
+        if let deadline = fetcher.deadline { return deadline }
+        if !toAsk.isEmpty { return 0 }
+        return lagging.isEmpty ? nextSweep : min(nextRetry, nextSweep)
+    }
 
     private func commit(_ body: @escaping (Database) throws -> Void) {
         do {
@@ -102,34 +148,28 @@ final class EventSubscription {
         let last = try cursors.last(db, publisher: publisher)
         guard sequence > last else { return }
         if sequence > last + 1 {
-            guard try catchUp(publisher, db, through: sequence - 1) else {
-                if lagging.insert(publisher).inserted {
-                    logger.warning("events missed, catching up later", ["publisher": publisher, "after": last, "seq": sequence])
-                }
-                return
+            if lagging.insert(publisher).inserted {
+                logger.warning("events missed, catching up", ["publisher": publisher, "after": last, "seq": sequence])
+                toAsk.append(publisher)
             }
+            return
         }
         try apply(event)
         try cursors.set(db, publisher: publisher, sequence: sequence)
     }
 
-    /// Fetches and applies the publisher's events after our cursor, through `last` (or all it has).
-    /// Returns whether it got that far.
-    private func catchUp(_ publisher: String, _ db: Database, through last: Int64?) throws -> Bool {
-        while true {
-            let cursor = try cursors.last(db, publisher: publisher)
-            if let last, cursor >= last { return true }
-            guard let page = fetcher.fetch(from: publisher, after: cursor, topics: topics) else { return false }
-            guard let through = page.through, through > cursor else { return last == nil }
-            for event in page.events {
-                guard let sequence = event.sequence, sequence > cursor else { continue }
-                if let last, sequence > last { break }
-                guard topics.contains(event.topic) else { continue }
-                try apply(event)
-                caughtUp += 1
-            }
-            try cursors.set(db, publisher: publisher, sequence: last.map { min($0, through) } ?? through)
+    /// Applies a page fetched from `publisher` past our cursor and moves the cursor to `through`.
+    /// Returns whether the page moved it (so the publisher may hold more).
+    private func applyFetched(_ publisher: String, _ events: [BusEvent], through: Int64?, _ db: Database) throws -> Bool {
+        let cursor = try cursors.last(db, publisher: publisher)
+        guard let through, through > cursor else { return false }
+        for event in events {
+            guard let sequence = event.sequence, sequence > cursor, sequence <= through, topics.contains(event.topic) else { continue }
+            try apply(event)
+            caughtUp += 1
         }
+        try cursors.set(db, publisher: publisher, sequence: through)
+        return true
     }
 
     /// Runs the handler on one event in its own savepoint. An event the handler cannot apply is

@@ -49,7 +49,7 @@ public final class ServiceWorker {
         let heartbeat = Int64(options.heartbeatMilliseconds)
 
         while !stopper.isRequested {
-            var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket] } ?? []))
+            var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []))
             let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextMetrics)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
             if ready[1] { break }

@@ -86,4 +86,60 @@ struct EventCatchUpTests {
         #expect(try tagging.requestsReceived(waiting: 300) == 0)
         #expect(try analytics.requestsReceived(waiting: 300) == 0)
     }
+
+    /// A worker that registers for `service`, keeps its heartbeat going and answers nothing: a
+    /// publisher stuck (or buried under requests) while its subscribers ask it for events.
+    final class StuckWorker: @unchecked Sendable {
+        private let socket: Socket
+        private let stopped = DispatchSemaphore(value: 0)
+        private let lock = NSLock()
+        private var running = true
+
+        init(_ stack: TestStack, service: String) throws {
+            socket = try Socket(stack.context, .dealer)
+            try socket.connect(stack.endpoint)
+            try socket.send(WorkerMessage.ready(service: service, credit: 8).frames)
+            Thread { [self] in
+                while lock.withLock({ running }) {
+                    try? socket.send(WorkerMessage.heartbeat.frames)
+                    var poller = Poller([socket])
+                    if (try? poller.poll(timeout: 100))?[0] == true { while (try? socket.receive(wait: false)) != nil {} }
+                }
+                socket.close()
+                stopped.signal()
+            }.start()
+        }
+
+        func stop() {
+            lock.withLock { running = false }
+            stopped.wait()
+        }
+    }
+
+    @Test func aPublisherThatNeverAnswersDoesNotStallItsSubscriber() throws {
+        let stack = try TestStack().start([])
+        let registration = try StuckWorker(stack, service: "registration")
+        defer { registration.stop() }
+        try stack.waitForService("registration")
+        let (_, stop) = try ReliableEventsTests().startRecorder(stack, path: "\(stack.dataDirectory)/stuck.sqlite")
+        defer { stop() }
+        // The recorder's sweep asks the stuck registration for events at once and again every 2 s,
+        // each question given up on after 2 s. Waiting on it, the recorder went silent for longer than
+        // the gateway's 600-ms liveness (heartbeats every 200 ms here), and answered nothing meanwhile.
+        let client = try MajordomoClient(endpoint: stack.endpoint, context: stack.context, timeoutMilliseconds: 1500)
+        client.signer = stack.signer()
+        var slowest = 0.0
+        var answered = 0
+        let end = Date().addingTimeInterval(5)
+        while Date() < end {
+            let started = Date()
+            if (try? client.request("recorder", [Data("ping".utf8), Data("{}".utf8)]))?.count == 1 { answered += 1 }
+            slowest = max(slowest, Date().timeIntervalSince(started))
+            usleep(50_000)
+        }
+        #expect(answered > 20, "answered \(answered)")
+        #expect(slowest < 1.0, "the slowest request took \(slowest) s")
+        #expect(try client.serviceStatus("recorder") == "200")
+    }
 }
+
