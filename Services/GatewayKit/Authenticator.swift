@@ -12,9 +12,12 @@ struct Authenticator {
 
     let secrets: Secrets
     private var replays = ReplayCache(window: Authenticator.window)
-    private var derived = DerivedKeyCache()
+    private var derived: DerivedKeyCache
 
-    init(secrets: Secrets) { self.secrets = secrets }
+    init(secrets: Secrets, keyCacheBytes: Int = 32 << 20) {
+        self.secrets = secrets
+        derived = DerivedKeyCache(byteLimit: keyCacheBytes)
+    }
 
     /// The body to forward (`[command, payload]`, the proof removed), or why the request is refused.
     /// `claims` is the payload as the broker read it; a device command without its registration_id

@@ -48,7 +48,8 @@ public final class Broker {
     public func run() throws {
         let context = stopper.context
         let stop = try stopper.makeReceiver()
-        authenticator = Authenticator(secrets: try Secrets.load(directory: options.dataDirectory))
+        authenticator = Authenticator(secrets: try Secrets.load(directory: options.dataDirectory),
+                                      keyCacheBytes: options.keyCacheMegabytes << 20)
         router = try Socket(context, .router)
         if let path = options.curveSecretFile {
             let keys = try CurveKeys(secretKey: try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))

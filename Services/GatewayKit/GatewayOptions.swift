@@ -17,6 +17,8 @@ public struct GatewayOptions: Sendable {
     public var curveSecretFile: String?
     /// Requests per second one app may send (0 = no limit); past it, code 6011.
     public var appRate = 0
+    /// Memory for derived device and app keys (one HMAC each, so a busy device is not derived again).
+    public var keyCacheMegabytes = 32
     /// Shards per service; a sharded service's workers announce `service/k`.
     public var shards = ShardMap()
     /// `host:port` of the HTTP endpoint with `/metrics` and `/healthz`, or nil for none.
@@ -42,6 +44,7 @@ public struct GatewayOptions: Sendable {
         Flag("shards", default: "", help: "Shards per service, e.g. tagging=2,badge=2; must match what the launcher starts."),
         Flag("curve-secret-file", default: nil, help: "File with the CURVE secret key (Z85); the request endpoint then requires CURVE."),
         Flag("app-rate", default: "0", help: "Requests per second one app_key may send (0 = no limit); past it, code 6011."),
+        Flag("key-cache-mb", default: "32", help: "Memory for derived device and app keys (32 MiB holds about 200,000 devices)."),
         Flag("record", default: nil, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),
         ParentWatch.flag,
     ]
@@ -63,5 +66,6 @@ public struct GatewayOptions: Sendable {
         dataDirectory = flags.string("data-dir")
         metricsAddress = flags.optionalString("metrics")
         appRate = try flags.int("app-rate", in: 0...10_000_000)
+        keyCacheMegabytes = try flags.int("key-cache-mb", in: 1...4096)
     }
 }

@@ -9,8 +9,9 @@ public struct DerivedKeyCache {
     /// What one entry costs besides its characters (the dictionary slot, two string headers).
     static let entryOverhead = 64
 
-    /// 32 MiB by default: about 200,000 devices' keys. At 4 MiB a replay over 200,000 devices
-    /// started over every 27,000 and derived nearly every key again (13 % of the gateway).
+    /// 32 MiB by default: about 200,000 devices' keys (the gateway's `--key-cache-mb`). At 4 MiB a
+    /// replay over 200,000 devices started over every 27,000 and derived nearly every key again
+    /// (13 % of the gateway).
     public init(byteLimit: Int = 32 << 20) { self.byteLimit = byteLimit }
 
     /// The key remembered under `name`, if any.
