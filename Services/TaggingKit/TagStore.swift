@@ -23,8 +23,8 @@ final class TagStore {
     }
 
     private let store: Store
-    private var ids: [Name: Int64] = [:]
-    private var names: [Int64: Name] = [:]
+    private var idsByName: [Name: Int64] = [:]
+    private var namesByID: [Int64: Name] = [:]
     private var countChanges: [Int64: Int] = [:]
 
     init(store: Store) {
@@ -127,7 +127,7 @@ final class TagStore {
     }
 
     private func existingID(_ db: Database, _ name: Name) throws -> Int64? {
-        if let known = ids[name] { return known }
+        if let known = idsByName[name] { return known }
         guard let found = try db.value("SELECT id FROM tags WHERE app_key = ? AND name = ?", name.app, name.tag).int else {
             return nil
         }
@@ -136,19 +136,19 @@ final class TagStore {
     }
 
     private func remember(_ id: Int64, _ name: Name) {
-        if ids.count >= Self.cachedIDLimit {
-            ids = [:]
-            names = [:]
+        if idsByName.count >= Self.cachedIDLimit {
+            idsByName = [:]
+            namesByID = [:]
         }
-        ids[name] = id
-        names[id] = name
+        idsByName[name] = id
+        namesByID[id] = name
         store.onRollback { [weak self] in self?.forget(id) }
     }
 
     /// Drops a tag from the id cache; always safe, as a missing id is read again.
     private func forget(_ id: Int64) {
-        guard let name = names.removeValue(forKey: id) else { return }
-        ids[name] = nil
+        guard let name = namesByID.removeValue(forKey: id) else { return }
+        idsByName[name] = nil
     }
 
     private func count(_ tag: Int64, by change: Int) {

@@ -60,7 +60,7 @@ public final class Outbox {
 
     /// Committed events not yet handed out, in order; marks them handed out. Call between writes:
     /// what a write appended is committed once it returns, and gone if it threw.
-    public func takeCommitted() throws -> [(topic: String, event: Data)] {
+    public func takeCommitted() -> [(topic: String, event: Data)] {
         defer { unpublished = [] }
         return unpublished
     }

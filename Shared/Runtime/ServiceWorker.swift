@@ -224,7 +224,7 @@ public final class ServiceWorker {
 
     private func publishCommittedEvents(_ socket: Socket) {
         do {
-            for event in try handler.outbox.takeCommitted() {
+            for event in handler.outbox.takeCommitted() {
                 try socket.send(Message([Data(event.topic.utf8), event.event]), wait: false)
                 metrics.eventsPublished += 1
             }

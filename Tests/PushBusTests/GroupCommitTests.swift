@@ -32,7 +32,7 @@ struct GroupCommitTests {
         #expect(replies.map { $0?["seq"] } == [.number(1), .number(2), nil, .number(3)])
         let devices = try handler.store.read { db in try db.value("SELECT COUNT(*) FROM devices").int }
         #expect(devices == 2)
-        #expect(try handler.outbox.takeCommitted().count == 2)
+        #expect(handler.outbox.takeCommitted().count == 2)
     }
 }
 
@@ -47,7 +47,7 @@ extension GroupCommitTests {
             .map { try? JSONDecoder().decode(JSONValue.self, from: $0) }
         #expect(replies.first??.code == 6024)
         #expect(replies.first??["seq"] == .number(4))
-        #expect(try handler.outbox.takeCommitted().isEmpty)
+        #expect(handler.outbox.takeCommitted().isEmpty)
     }
 }
 
@@ -63,10 +63,10 @@ struct OutboxTests {
             throw CommandError.invalid("rolled back")
         }
         try store.write { db in try outbox.append(event, in: db) }
-        let taken = try outbox.takeCommitted()
+        let taken = outbox.takeCommitted()
         let sequences = try taken.map { try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence }
         #expect(sequences == [1, 2])
-        #expect(try outbox.takeCommitted().isEmpty)
+        #expect(outbox.takeCommitted().isEmpty)
         #expect(try Outbox(store: store, publisher: "test.0").events(after: 1, limit: 10).events.count == 1)
     }
 }

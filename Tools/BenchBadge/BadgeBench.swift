@@ -86,7 +86,7 @@ struct BadgeBench {
         guard let values = reply as? BadgeValues, values.values.count == ids.count else {
             throw BenchError("handler reply does not cover the batch")
         }
-        _ = try handler.outbox.takeCommitted()
+        _ = handler.outbox.takeCommitted()
     }
 
     private func apply(_ ids: [String], msgID: String, client: MajordomoClient) throws {
