@@ -34,8 +34,9 @@ extension SchedulerHandler {
         let now = clock()
         for row in try requests.pending(db, registrationID: device.registrationID)
         where row.kind == LocalTrigger.Kind.dateComponents.rawValue {
+            guard let due = row.nextFireAt, due > now else { continue }
             let trigger: LocalTrigger = try Self.decode(row.trigger)
-            guard let due = row.nextFireAt, due > now, trigger.timezone == nil,
+            guard trigger.timezone == nil,
                   let next = try Schedule(trigger, deviceZone: row.deviceZone).firstFire(after: now), next != due else { continue }
             try requests.reschedule(db, id: row.id, nextFireAt: next)
             timer.noteStale()

@@ -19,11 +19,13 @@ struct AudienceQuery {
     private var filters: [(sql: String, args: [any Bindable])] = []
 
     /// Nil when the audience is certainly empty (it names only tags or channels that do not exist).
-    init?(_ audience: Audience, in db: Database, now: Double) throws {
+    /// `tagStore` finds the tags' ids.
+    init?(_ audience: Audience, in db: Database, tagStore: TagStore, now: Double) throws {
         let app = audience.appKey
-        let tags = try audience.tags.map { try Self.tagIDs(db, app, $0) }
-        let tagAnd = try audience.tagAnd.map { try Self.tagIDs(db, app, $0) }
-        let tagNot = try audience.tagNot.map { try Self.tagIDs(db, app, $0) } ?? []
+        func tagIDs(_ names: [String]) throws -> [Int64] { try tagStore.ids(db, appKey: app, names: names).values.sorted() }
+        let tags = try audience.tags.map(tagIDs)
+        let tagAnd = try audience.tagAnd.map(tagIDs)
+        let tagNot = try audience.tagNot.map(tagIDs) ?? []
         let channels = try audience.channels.map { try Self.channelIDs(db, app, $0) }
         if tags?.isEmpty == true || channels?.isEmpty == true { return nil }
         if let tagAnd, let wanted = audience.tagAnd, tagAnd.count < wanted.count { return nil }
@@ -111,10 +113,6 @@ struct AudienceQuery {
 
     private static func marks(_ count: Int) -> String {
         "(" + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
-    }
-
-    private static func tagIDs(_ db: Database, _ app: String, _ names: [String]) throws -> [Int64] {
-        try TagStore.ids(db, appKey: app, names: names).values.sorted()
     }
 
     private static func channelIDs(_ db: Database, _ app: String, _ names: [String]) throws -> [Int64] {

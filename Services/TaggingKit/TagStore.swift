@@ -32,14 +32,10 @@ final class TagStore {
         store.beforeCommit { [weak self] db in try self?.writeCounts(db) }
     }
 
-    /// The ids of the app's tags among `names` (those that exist), read from the database.
-    static func ids(_ db: Database, appKey: String, names: [String]) throws -> [String: Int64] {
+    /// The ids of the app's tags among `names` (those that exist).
+    func ids(_ db: Database, appKey: String, names: [String]) throws -> [String: Int64] {
         var found: [String: Int64] = [:]
-        for name in names {
-            if let id = try db.value("SELECT id FROM tags WHERE app_key = ? AND name = ?", appKey, name).int {
-                found[name] = Int64(id)
-            }
-        }
+        for name in names { found[name] = try existingID(db, Name(app: appKey, tag: name)) }
         return found
     }
 

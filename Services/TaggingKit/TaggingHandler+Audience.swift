@@ -10,7 +10,7 @@ extension TaggingHandler {
         let now = clock()
         return try store.read { db in
             try tags.writeCounts(db)
-            guard let query = try AudienceQuery(audience, in: db, now: now) else {
+            guard let query = try AudienceQuery(audience, in: db, tagStore: tags, now: now) else {
                 return AudiencePage(registrationIDs: [], nextCursor: nil, total: 0)
             }
             let total = try audience.cursor?.total ?? query.count(db)

@@ -52,13 +52,18 @@ final class EventFetcher {
     /// The answer to the question asked, once it has come or its time is up; nil while waiting.
     func answer() -> Answer? {
         guard let asked else { return nil }
-        do {
-            if let body = try client.receiveReply() {
-                self.asked = nil
-                return read(body, for: asked.question)
-            }
-            guard Clock.milliseconds() >= asked.deadline else { return nil }
-        } catch {}
+        let body: [Data]?
+        do { body = try client.receiveReply() } catch { return giveUp() }
+        if let body {
+            self.asked = nil
+            return read(body, for: asked.question)
+        }
+        return Clock.milliseconds() >= asked.deadline ? giveUp() : nil
+    }
+
+    /// Drops the question asked (its late answer can never be read) and says it went unanswered.
+    private func giveUp() -> Answer? {
+        guard let asked else { return nil }
         try? client.abandon()
         self.asked = nil
         return .unanswered(asked.question)
