@@ -48,6 +48,8 @@ struct ReplayIntegrationTests {
         let summary = try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, speed: 1, progress: false,
                                                                  secrets: stack.secrets)).run()
         #expect(summary.completed == 5)
+        // The client's own CPU (the whole test process here, so only its presence is checkable).
+        #expect(summary.clientCPUSeconds > 0)
         #expect(Date().timeIntervalSince(started) >= 0.4, "the last call waits for its recorded time, 400 ms in")
     }
 

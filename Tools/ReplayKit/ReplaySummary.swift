@@ -7,13 +7,17 @@ public struct ReplaySummary: Codable, Sendable {
     public var timeouts: Int
     public var seconds: Double
     public var commandsPerSecond: Double
+    /// The replay client's own CPU time over the replay (reading the recording not counted), so a
+    /// load test shows when the client, sharing the machine, is what limits it.
+    public var clientCPUSeconds: Double
     public var latency: LatencyStats
     /// Result code → how many replies carried it.
     public var codes: [String: Int]
     public var verify: Verification?
 
     enum CodingKeys: String, CodingKey {
-        case commands, completed, timeouts, seconds, commandsPerSecond = "commands_per_second", latency, codes, verify
+        case commands, completed, timeouts, seconds, commandsPerSecond = "commands_per_second",
+             clientCPUSeconds = "client_cpu_seconds", latency, codes, verify
     }
 
     public struct Verification: Codable, Sendable {
@@ -35,6 +39,7 @@ public struct ReplaySummary: Codable, Sendable {
             "commands      \(commands) (\(completed) answered, \(timeouts) timed out)",
             "time          \(String(format: "%.2f", seconds)) s",
             "rate          \(Int(commandsPerSecond)) commands/s",
+            "client cpu    \(String(format: "%.2f", clientCPUSeconds)) s (\(String(format: "%.1f", clientCPUSeconds * 1e6 / Double(max(commands, 1)))) µs a command)",
             "latency (ms)  p50 \(f(latency.p50))  p90 \(f(latency.p90))  p99 \(f(latency.p99))  p99.9 \(f(latency.p999))  max \(f(latency.max))",
             "codes         " + codes.sorted { $0.value > $1.value }.map { "\($0.key): \($0.value)" }.joined(separator: ", "),
         ]

@@ -59,6 +59,7 @@ public final class Replayer {
         var done = 0
         var oldest = 0
         let start = Clock.microseconds()
+        let cpuAtStart = Clock.processCPUSeconds()
         var lastReport = start
         var lastReply = start
         var interval: [UInt32] = []
@@ -119,7 +120,8 @@ public final class Replayer {
         let answered = latencies.filter { $0 > 0 }
         return ReplaySummary(
             commands: total, completed: total - timeouts, timeouts: timeouts, seconds: seconds,
-            commandsPerSecond: Double(total) / max(seconds, 1e-9), latency: LatencyStats(microseconds: answered),
+            commandsPerSecond: Double(total) / max(seconds, 1e-9), clientCPUSeconds: Clock.processCPUSeconds() - cpuAtStart,
+            latency: LatencyStats(microseconds: answered),
             codes: Dictionary(uniqueKeysWithValues: codes.map { (String($0.key), $0.value) }),
             verify: options.verify ? .init(checked: checked, matched: matched, mismatches: mismatches) : nil)
     }
