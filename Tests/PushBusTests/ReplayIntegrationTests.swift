@@ -53,6 +53,32 @@ struct ReplayIntegrationTests {
         #expect(Date().timeIntervalSince(started) >= 0.4, "the last call waits for its recorded time, 400 ms in")
     }
 
+    /// Calls due every 0.5 ms: poll takes whole milliseconds, and a client that rounds the wait down
+    /// spins through every gap, taking a core from the stack it measures.
+    @Test func aPacedReplayWaitsInsteadOfSpinning() throws {
+        let stack = try TestStack().start(["registration"])
+        _ = try stack.client().json("app.create", ["name": "paced".json, "app_key": "paced".json])
+        let calls = (0..<1600).map { n in
+            RecordedCall(t: Double(n) * 0.5, command: "device.register",
+                         payload: .object(["app_key": "paced".json, "platform": "ios".json]))
+        }
+        let wallStart = Date()
+        let cpuStart = threadCPUSeconds()
+        let summary = try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, speed: 1, progress: false,
+                                                                 secrets: stack.secrets)).run()
+        let cpu = threadCPUSeconds() - cpuStart
+        let wall = Date().timeIntervalSince(wallStart)
+        #expect(summary.completed == 1600)
+        #expect(wall >= 0.75, "the last call is due 800 ms in")
+        #expect(cpu < wall / 2, "the replaying thread used \(cpu) s of CPU in \(wall) s")
+    }
+
+    private func threadCPUSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     @Test func aGatewayThatStopsAnsweringEndsTheRunInsteadOfEveryWindowTimingOut() throws {
         let stack = try TestStack().start(["registration"])
         _ = try stack.client().json("app.create", ["name": "gone".json, "app_key": "gone".json])

@@ -83,7 +83,10 @@ public final class Replayer {
                 next += 1
                 inFlight += 1
             }
-            let timeout = waitUntil.map { max(0, Int(($0 - Clock.microseconds()) / 1000)) } ?? 100
+            // Sleep until the next call is due, rounded up to poll's whole milliseconds: rounding down
+            // would spin through every sub-millisecond gap, and a spinning client takes the CPU from
+            // the stack it measures on a shared machine. Replies still wake the poll at once.
+            let timeout = waitUntil.map { max(0, Int(($0 - Clock.microseconds() + 999) / 1000)) } ?? 100
             let ready = try poller.poll(timeout: inFlight == 0 && waitUntil == nil ? 0 : timeout)
             for (socket, isReady) in zip(sockets, ready) where isReady {
                 while let message = try socket.receive(wait: false) {
