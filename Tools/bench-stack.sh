@@ -41,7 +41,7 @@ for name, user, system in (line.split() for line in sys.stdin):
     seconds[name] = seconds.get(name, 0) + (int(user) + int(system)) / ticks
 print(json.dumps(seconds))"
 }
-# measured VAR ARGS…: one replay with the stack's CPU before and after, as {"run": …, "cpu": [before, after]}.
+# measured ARGS…: one replay with the stack's CPU before and after, as {"run": …, "cpu": [before, after]}.
 measured() {
     local before after run
     before=$(stack_cpu)
@@ -64,7 +64,7 @@ start_stack tagging=1
 reads_measured=$(measured --file "$work/many-reads.jsonl" --speed max --window 2048 --connections 4)
 
 python3 - "$ceiling" "$peak" "$half" "$sync_reads" "$sharded" "$peak_measured" "$reads_measured" "$commands" <<'PY'
-import json, sys
+import json, os, sys
 ceiling, peak, half, sync, sharded, peak_measured, reads_measured = (json.loads(a) for a in sys.argv[1:8])
 commands = int(sys.argv[8])
 def cpu_per_call(measured):
@@ -73,7 +73,7 @@ def cpu_per_call(measured):
     parts = {name: (after[name] - before.get(name, 0)) * 1e6 / calls for name in sorted(after)}
     parts["replay client"] = run["client_cpu_seconds"] * 1e6 / calls
     used = sum(parts.values()) * calls / 1e6 / run["seconds"]
-    return ", ".join(f"{name} {us:.1f}" for name, us in parts.items()) + f" µs a call; {used:.2f} of the 2 cores busy" 
+    return ", ".join(f"{name} {us:.1f}" for name, us in parts.items()) + f" µs a call; {used:.2f} of the {os.cpu_count()} cores busy"
 raw = ceiling["two_hop_echo_per_second"]
 def codes(run): return ", ".join(f"{k}: {v}" for k, v in sorted(run["codes"].items()))
 print(f"| measure | value |")
