@@ -65,14 +65,22 @@ public final class Outbox {
         return unpublished
     }
 
-    /// Deletes events older than `cutoff` (Unix seconds), always keeping the newest, so numbering
-    /// carries on. Returns how many went.
+    /// Deletes up to `limit` of the oldest events older than `cutoff` (Unix seconds), always keeping
+    /// the newest, so numbering carries on. Returns how many went; `limit` of them means more may be
+    /// left. One bounded transaction at a time keeps the requests served between them waiting briefly.
     @discardableResult
-    public func prune(before cutoff: Double) throws -> Int {
+    public func prune(before cutoff: Double, limit: Int = Outbox.pruneLimit) throws -> Int {
         try store.write { db in
-            try db.run("DELETE FROM outbox WHERE created_at < ? AND seq < (SELECT MAX(seq) FROM outbox)", cutoff)
+            try db.run("""
+                DELETE FROM outbox WHERE seq IN (
+                    SELECT seq FROM outbox WHERE created_at < ? AND seq < (SELECT MAX(seq) FROM outbox)
+                    ORDER BY created_at LIMIT ?)
+                """, cutoff, limit)
         }
     }
+
+    /// Events deleted per pruning transaction.
+    public static let pruneLimit = 5_000
 
     /// What a subscriber catching up gets: the first `limit` events after `sequence` of `topics`
     /// (of any topic when nil), and `through`, the sequence of the last event looked at: the last one

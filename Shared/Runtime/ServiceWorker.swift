@@ -101,15 +101,24 @@ public final class ServiceWorker {
 
     /// Monotonic milliseconds of the next outbox pruning.
     private var nextPrune: Int64 = 0
+    /// Events pruned by the batches of the current round, logged once the round is done.
+    private var prunedThisRound = 0
 
-    /// Deletes published events older than the retention, once a minute.
+    /// Deletes published events older than the retention: once a minute, or, while a backlog is
+    /// left, a bounded batch every few milliseconds, so requests keep being served in between.
     private func pruneIfDue() {
         guard Clock.milliseconds() >= nextPrune else { return }
         nextPrune = Clock.milliseconds() + 60_000
         do {
             let cutoff = Date().timeIntervalSince1970 - Double(options.eventRetentionHours) * 3600
             let pruned = try handler.outbox.prune(before: cutoff)
-            if pruned > 0 { logger.info("events pruned", ["count": pruned]) }
+            prunedThisRound += pruned
+            if pruned == Outbox.pruneLimit {
+                nextPrune = Clock.milliseconds() + 5
+                return
+            }
+            if prunedThisRound > 0 { logger.info("events pruned", ["count": prunedThisRound]) }
+            prunedThisRound = 0
         } catch {
             logger.warning("event pruning failed", ["error": error])
         }

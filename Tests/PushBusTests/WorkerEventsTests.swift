@@ -132,10 +132,11 @@ final class RecorderHandler: RequestHandler {
 @Suite("reliable events (integration)", .serialized)
 struct ReliableEventsTests {
     /// Runs a recorder worker on its own thread until the returned stop function is called.
-    func startRecorder(_ stack: TestStack, path: String) throws -> (RecorderHandler, () -> Void) {
+    func startRecorder(_ stack: TestStack, path: String, retentionHours: Int = 72) throws -> (RecorderHandler, () -> Void) {
         let handler = try RecorderHandler(path: path)
-        let options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
+        var options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
                                     dataDirectory: stack.dataDirectory, heartbeatMilliseconds: 200, credit: 8)
+        options.eventRetentionHours = retentionHours
         nonisolated(unsafe) let worker = ServiceWorker(service: "recorder", options: options, handler: handler,
                                                        context: stack.context, logger: Logger(label: "recorder", level: .critical))
         let finished = DispatchSemaphore(value: 0)
@@ -180,7 +181,50 @@ struct ReliableEventsTests {
         for _ in 0..<5 { try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) } }
         #expect(try outbox.prune(before: Date().timeIntervalSince1970 + 1) == 4, "the newest stays")
         try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
-        let left = try outbox.events(after: 0, limit: 10).events.map { try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence }
-        #expect(left == [5, 6])
+        #expect(try remainingSequences(outbox) == [5, 6])
+    }
+
+    /// 12,001 events two hours old and a one-hour retention: the worker prunes them in rounds of
+    /// `Outbox.pruneLimit` a few milliseconds apart (not one a minute), keeping the newest.
+    @Test func aWorkerPrunesABacklogInBoundedRoundsUntilItIsGone() throws {
+        let stack = try TestStack().start()
+        let path = "\(stack.dataDirectory)/backlog.sqlite"
+        do {
+            let filler = try RecorderHandler(path: path)
+            try filler.store.write { db in
+                for _ in 0...(2 * Outbox.pruneLimit + 2000) {
+                    try filler.outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db)
+                }
+                try db.run("UPDATE outbox SET created_at = created_at - 7200")
+            }
+        }
+        let (recorder, stop) = try startRecorder(stack, path: path, retentionHours: 1)
+        defer { stop() }
+        func left() throws -> Int { try recorder.store.read { db in try db.value("SELECT COUNT(*) FROM outbox").int ?? -1 } }
+        let deadline = Date().addingTimeInterval(10)
+        while try left() > 1 && Date() < deadline { usleep(20_000) }
+        #expect(try left() == 1, "every expired event but the newest is gone within seconds, not minutes")
+    }
+
+    @Test func pruningTakesTheOldestEventsABoundedBatchAtATime() throws {
+        let store = try Store(path: TestPaths.temporaryDirectory("prune-batches") + "/p.sqlite",
+                              migrations: [Outbox.migration, Outbox.catchUpMigration])
+        let outbox = try Outbox(store: store, publisher: "p")
+        try store.write { db in
+            for _ in 0..<10 { try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
+        }
+        let later = Date().timeIntervalSince1970 + 1
+        #expect(try outbox.prune(before: later, limit: 4) == 4)
+        #expect(try remainingSequences(outbox) == Array(5...10), "the oldest went first")
+        #expect(try outbox.prune(before: later, limit: 4) == 4)
+        #expect(try outbox.prune(before: later, limit: 4) == 1, "the newest stays")
+        #expect(try remainingSequences(outbox) == [10])
+        #expect(try outbox.prune(before: Date().timeIntervalSince1970 - 3600, limit: 4) == 0, "nothing is that old")
+    }
+
+    private func remainingSequences(_ outbox: Outbox) throws -> [Int64] {
+        try outbox.events(after: 0, limit: 100).events.map {
+            try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence
+        }
     }
 }
