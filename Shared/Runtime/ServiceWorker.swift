@@ -38,7 +38,9 @@ public final class ServiceWorker {
         try events.connect(options.events)
         let subscription = try EventSubscription(handler: handler, service: service, options: options,
                                                  context: stopper.context, logger: logger)
+        let checkpointer = try startCheckpointer()
         defer {
+            checkpointer?.stop()
             subscription?.close()
             events.close()
             stop.close()
@@ -97,6 +99,12 @@ public final class ServiceWorker {
         guard Clock.milliseconds() >= nextMetrics else { return }
         nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
         try? socket.send(Message([Data((WorkerMetrics.topicPrefix + service).utf8), WireCodec.encode(metrics)]), wait: false)
+    }
+
+    /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
+    private func startCheckpointer() throws -> WALCheckpointer? {
+        guard options.checkpointMilliseconds > 0, handler.store.path != ":memory:" else { return nil }
+        return try WALCheckpointer(path: handler.store.path, interval: .milliseconds(options.checkpointMilliseconds))
     }
 
     /// Monotonic milliseconds of the next outbox pruning.

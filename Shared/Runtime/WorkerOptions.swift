@@ -18,6 +18,9 @@ public struct WorkerOptions: Sendable {
     public var curveServerKey: String?
     /// How long published events stay in the outbox for subscribers to catch up.
     public var eventRetentionHours = 72
+    /// How often a thread of its own checkpoints the service's database; 0 leaves every checkpoint
+    /// to the service's connection, inside a commit.
+    public var checkpointMilliseconds = 50
 
     /// The most requests one transaction takes: half the credit, so that while a batch is handled
     /// and committed the gateway already sends the next one (measured: +12 % on the stack replay
@@ -50,6 +53,7 @@ public struct WorkerOptions: Sendable {
         Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
         Flag("curve-server-key", default: nil, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
         Flag("event-retention-hours", default: "72", help: "How long published events are kept for subscribers that missed them."),
+        Flag("checkpoint-ms", default: "50", help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; 0 to leave checkpoints to the commits."),
         ParentWatch.flag,
     ] + ShardLayout.flags
 
@@ -66,6 +70,7 @@ public struct WorkerOptions: Sendable {
         parentPID = flags.optionalString(ParentWatch.flag.name)
         shard = try ShardLayout(flags)
         eventRetentionHours = try flags.int("event-retention-hours", in: 1...87_600)
+        checkpointMilliseconds = try flags.int("checkpoint-ms", in: 0...60_000)
         curveServerKey = flags.optionalString("curve-server-key")
     }
 
