@@ -47,7 +47,7 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 
 func fileMegabytes(_ path: String) -> Double {
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    return Double(size ?? 0) / 1_048_576
+    return Double(size) / 1_048_576
 }
 
 let handler = try TaggingHandler(path: path, clock: { 0 })
