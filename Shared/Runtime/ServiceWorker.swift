@@ -103,7 +103,7 @@ public final class ServiceWorker {
 
     /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
     private func startCheckpointer() throws -> WALCheckpointer? {
-        guard options.checkpointMilliseconds > 0, handler.store.path != ":memory:" else { return nil }
+        guard options.checkpointMilliseconds > 0, !handler.store.isInMemory else { return nil }
         return try WALCheckpointer(path: handler.store.path, interval: .milliseconds(options.checkpointMilliseconds))
     }
 

@@ -19,7 +19,7 @@ public final class Store {
         self.path = path
         db = try Database(path: path)
         try db.execute("PRAGMA busy_timeout = 5000")
-        if path != ":memory:" {
+        if !isInMemory {
             try db.execute("PRAGMA journal_mode = WAL")
         }
         try db.execute("PRAGMA synchronous = \(durable ? "FULL" : "NORMAL")")
@@ -36,6 +36,9 @@ public final class Store {
         try db.execute("PRAGMA wal_autocheckpoint = 10000")
         try Migrator(migrations).migrate(db)
     }
+
+    /// A private in-memory database (path ":memory:"): no file, so no WAL to checkpoint.
+    public var isInMemory: Bool { path == ":memory:" }
 
     /// Runs `body` in a read transaction.
     @discardableResult

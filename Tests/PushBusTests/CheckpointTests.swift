@@ -12,13 +12,6 @@ struct CheckpointTests {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
-    /// Waits up to `seconds` for `condition`.
-    func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() && Date() < deadline { usleep(10_000) }
-        return condition()
-    }
-
     @Test func aCheckpointerCopiesCommittedPagesIntoTheDatabaseFile() throws {
         let path = TestPaths.temporaryDirectory("checkpoint") + "/c.sqlite"
         let store = try Store(path: path, migrations: [Migration("blobs", "CREATE TABLE blobs (b BLOB NOT NULL)")])
@@ -30,7 +23,7 @@ struct CheckpointTests {
         }
         #expect(size(path) == before, "300 pages stay in the WAL below the store's own checkpoint threshold")
         let checkpointer = try WALCheckpointer(path: path, interval: .milliseconds(10))
-        #expect(eventually { size(path) >= before + 300 * 4000 }, "the file grew from \(before) to \(size(path)) bytes")
+        #expect(eventually(5, every: 10_000) { size(path) >= before + 300 * 4000 }, "the file grew from \(before) to \(size(path)) bytes")
         checkpointer.stop()
         #expect(try store.read { db in try db.value("SELECT COUNT(*) FROM blobs").int } == 300)
     }
@@ -45,7 +38,7 @@ struct CheckpointTests {
             let path = "\(stack.dataDirectory)/registration.sqlite"
             let before = size(path)
             for _ in 0..<400 { _ = try client.register() }
-            _ = eventually(2) { size(path) > before }
+            _ = eventually(2, every: 10_000) { size(path) > before }
             return (before, size(path))
         }
         let on = try grows([])

@@ -40,10 +40,7 @@ struct ReplayIntegrationTests {
     @Test func theRecordedPaceIsKept() throws {
         let stack = try TestStack().start(["registration"])
         _ = try stack.client().json("app.create", ["name": "pace".json, "app_key": "pace".json])
-        let calls = (0..<5).map { n in
-            RecordedCall(t: Double(n) * 100, command: "device.register",
-                         payload: .object(["app_key": "pace".json, "platform": "ios".json]))
-        }
+        let calls = registrations(5, apart: 100, app: "pace")
         let started = Date()
         let summary = try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, speed: 1, progress: false,
                                                                  secrets: stack.secrets)).run()
@@ -58,10 +55,7 @@ struct ReplayIntegrationTests {
     @Test func aPacedReplayWaitsInsteadOfSpinning() throws {
         let stack = try TestStack().start(["registration"])
         _ = try stack.client().json("app.create", ["name": "paced".json, "app_key": "paced".json])
-        let calls = (0..<1600).map { n in
-            RecordedCall(t: Double(n) * 0.5, command: "device.register",
-                         payload: .object(["app_key": "paced".json, "platform": "ios".json]))
-        }
+        let calls = registrations(1600, apart: 0.5, app: "paced")
         let wallStart = Date()
         let cpuStart = threadCPUSeconds()
         let summary = try Replayer(calls, options: ReplayOptions(endpoint: stack.endpoint, speed: 1, progress: false,
@@ -73,6 +67,14 @@ struct ReplayIntegrationTests {
         #expect(cpu < wall / 2, "the replaying thread used \(cpu) s of CPU in \(wall) s")
     }
 
+    /// `count` registrations of new iOS devices of `app`, recorded `apart` milliseconds apart.
+    private func registrations(_ count: Int, apart milliseconds: Double, app: String) -> [RecordedCall] {
+        (0..<count).map { n in
+            RecordedCall(t: Double(n) * milliseconds, command: "device.register",
+                         payload: .object(["app_key": app.json, "platform": "ios".json]))
+        }
+    }
+
     private func threadCPUSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
@@ -82,9 +84,7 @@ struct ReplayIntegrationTests {
     @Test func aGatewayThatStopsAnsweringEndsTheRunInsteadOfEveryWindowTimingOut() throws {
         let stack = try TestStack().start(["registration"])
         _ = try stack.client().json("app.create", ["name": "gone".json, "app_key": "gone".json])
-        let calls = (0..<2000).map { n in
-            RecordedCall(t: Double(n), command: "device.register", payload: .object(["app_key": "gone".json, "platform": "ios".json]))
-        }
+        let calls = registrations(2000, apart: 1, app: "gone")
         _ = stack.services["registration"]?.terminate()   // the gateway holds the requests until its deadline
         _ = stack.gateway?.terminate()                     // and then nothing answers at all
         let started = Date()

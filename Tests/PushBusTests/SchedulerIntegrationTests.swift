@@ -73,16 +73,6 @@ struct SchedulerIntegrationTests {
         }
     }
 
-    /// Polls `condition` (each poll a real request) until it holds or `seconds` pass.
-    func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(50_000)
-        }
-        return try condition()
-    }
-
     /// A stack with a registered device and a `local.fired` subscriber the scheduler already reaches.
     func startWithListener() throws -> (Device, FiredListener) {
         let device = try Device(try TestStack().start(["registration", "scheduler"]))
