@@ -112,5 +112,5 @@ enum AnalyticsSchema {
             ) WITHOUT ROWID;
             """),
         Outbox.catchUpMigration,
-    ]
+    ] + WorkerTables.migrations
 }

@@ -40,5 +40,5 @@ enum BadgeSchema {
             CREATE INDEX forgotten_age ON forgotten (forgotten_at);
             """),
         Outbox.catchUpMigration,
-    ]
+    ] + WorkerTables.migrations
 }

@@ -19,17 +19,18 @@ struct Authenticator {
         derived = DerivedKeyCache(byteLimit: keyCacheBytes)
     }
 
-    /// The body to forward (`[command, payload]`, the proof removed), or why the request is refused.
+    /// The proof frame to forward with the request once it verified (nil for an unsigned
+    /// registration), or why the request is refused.
     /// `claims` is the payload as the broker read it; a device command without its registration_id
     /// is answered 6001 before its proof is looked at.
-    mutating func check(command: String, body: [Data], claims: PayloadKeys, now: Int64) -> Result<[Data], CommandError> {
+    mutating func check(command: String, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Data?, CommandError> {
         let known = Command(rawValue: command)
         if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
            claims.registrationID == nil {
             return .failure(.empty("missing field registration_id"))
         }
         if body.count == 2 {
-            return known == .deviceRegister ? .success(body) : .failure(refusal("\(command) must be signed"))
+            return known == .deviceRegister ? .success(nil) : .failure(refusal("\(command) must be signed"))
         }
         guard body.count == 3, let proof = Proof(frame: body[2]) else {
             return .failure(.invalid("the third frame must be a proof: v1 <principal> <hex HMAC-SHA256>"))
@@ -66,7 +67,7 @@ struct Authenticator {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
         guard replays.insert(proof.signature, ts: ts, now: now) else { return .failure(refusal("proof already used")) }
-        return .success(Array(body.prefix(2)))
+        return .success(body[2])
     }
 
     /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID

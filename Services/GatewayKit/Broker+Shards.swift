@@ -6,7 +6,7 @@ import Schema
 /// App-wide queries over a sharded service: one part per shard, merged when all have answered.
 extension Broker {
     /// Sends an app-wide query to every shard that has a part of it; the replies are merged once all are in.
-    func scatter(_ sender: Data, _ request: ClientMessage, command: Command, service: String, parts: [Data?], seq: Int?) {
+    func scatter(_ sender: Data, _ request: ClientMessage, command: Command, service: String, parts: [Data?], proof: Data?, seq: Int?) {
         let id = nextID
         nextID += 1
         gathers[id] = Gather(client: sender, request: request, command: command, seq: seq, replies: parts.map { _ in nil },
@@ -14,7 +14,7 @@ extension Broker {
         for (shard, part) in parts.enumerated() {
             guard let part else { continue }
             let target = ShardHash.serviceName(service, shard: shard, of: parts.count)
-            let accepted = accept(sender, request, target: target, body: [request.body[0], part], seq: { seq },
+            let accepted = accept(sender, request, target: target, body: [request.body[0], part], proof: proof, seq: { seq },
                                   part: .init(gather: id, index: shard))
             if accepted == nil {
                 // The refusal went to the client already; drop the rest of the query.

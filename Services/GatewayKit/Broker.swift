@@ -152,6 +152,7 @@ public final class Broker {
         }
         var request = signed
         var keys = PayloadKeys()
+        var proof: Data?
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
             do {
                 keys = try WireCodec.decode(PayloadKeys.self, from: request.body[1])
@@ -160,7 +161,9 @@ public final class Broker {
                 return
             }
             switch authenticator.check(command: command, body: request.body, claims: keys, now: Int64(Date().timeIntervalSince1970)) {
-            case .success(let body): request.body = body
+            case .success(let verified):
+                proof = verified
+                if verified != nil { request.body.removeLast() }
             case .failure(let error):
                 refuse(sender, request, error, seq: keys.seq)
                 return
@@ -197,17 +200,17 @@ public final class Broker {
             case .one(let shard):
                 target = ShardHash.serviceName(target, shard: shard, of: shards)
             case .all(let parts):
-                scatter(sender, request, command: command, service: target, parts: parts, seq: seq())
+                scatter(sender, request, command: command, service: target, parts: parts, proof: proof, seq: seq())
                 return
             }
         }
-        accept(sender, request, target: target, body: request.body, seq: seq)
+        accept(sender, request, target: target, body: request.body, proof: proof, seq: seq)
     }
 
     /// Queues a request for `target`, or refuses it when the service's queue is full. Returns its id.
     @discardableResult
-    func accept(_ sender: Data, _ request: ClientMessage, target: String, body: [Data], seq: () -> Int?,
-                        part: PendingRequest.Part? = nil) -> UInt64? {
+    func accept(_ sender: Data, _ request: ClientMessage, target: String, body: [Data], proof: Data?, seq: () -> Int?,
+                part: PendingRequest.Part? = nil) -> UInt64? {
         if services[target] == nil && services.count >= Self.maxServices {
             refuse(sender, request, .invalid("unknown service \(target)"), seq: seq())
             return nil
@@ -222,7 +225,7 @@ public final class Broker {
         let now = Clock.milliseconds()
         let deadline = now + Int64(options.requestTimeoutMilliseconds)
         requests[id] = PendingRequest(client: sender, replyService: request.service, target: target,
-                                      body: body, deadline: deadline, arrivedAt: now, part: part)
+                                      body: body, proof: proof, deadline: deadline, arrivedAt: now, part: part)
         deadlines.append((id, deadline))
         services[target, default: ServiceQueue()].enqueue(id)
         metrics.accepted(target)
@@ -281,7 +284,8 @@ public final class Broker {
             guard let id = queue.dequeue() else { return }
             guard let request = requests[id] else { continue }
             workers[worker]?.inFlight.insert(id)
-            send(to: worker, WorkerMessage.request(client: RequestToken.encode(id), body: request.body).frames)
+            let body = request.proof.map { request.body + [$0] } ?? request.body
+            send(to: worker, WorkerMessage.request(client: RequestToken.encode(id), body: body).frames)
         }
     }
 

@@ -1,3 +1,5 @@
+import Credentials
+
 /// The proofs seen within the clock window, so the same signed request cannot be played twice.
 /// Entries older than the window are swept as the cache grows; a proof that old is refused by its
 /// timestamp anyway.
@@ -21,17 +23,5 @@ struct ReplayCache {
         return true
     }
 
-    /// The signature's first 16 hex digits as a number (proofs are lower-case hex; anything else
-    /// is hashed whole).
-    static func key(_ signature: String) -> UInt64 {
-        var value: UInt64 = 0
-        for byte in signature.utf8.prefix(16) {
-            switch byte {
-            case 0x30...0x39: value = value << 4 | UInt64(byte - 0x30)
-            case 0x61...0x66: value = value << 4 | UInt64(byte - 0x61 + 10)
-            default: return UInt64(bitPattern: Int64(signature.hashValue))
-            }
-        }
-        return value
-    }
+    static func key(_ signature: String) -> UInt64 { Proof.fingerprint(signature) }
 }

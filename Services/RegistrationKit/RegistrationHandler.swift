@@ -150,8 +150,10 @@ public final class RegistrationHandler: RequestHandler {
     func delete(_ p: DeviceRef) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let registrationID = try owned(appKey: appKey, registrationID: p.registrationID)
+        let now = clock()
         try store.write { db in
             try devices.delete(db, registrationID: registrationID)
+            try Tombstones.record(db, registrationID: registrationID, now: now)
             try outbox.append(DeviceDeletedEvent(appKey: appKey, registrationID: registrationID), in: db)
         }
         return Empty()

@@ -42,5 +42,5 @@ enum RegistrationSchema {
             );
             """),
         Outbox.catchUpMigration,
-    ]
+    ] + WorkerTables.migrations
 }

@@ -40,5 +40,5 @@ enum SchedulerSchema {
             );
             """),
         Outbox.catchUpMigration,
-    ]
+    ] + WorkerTables.migrations
 }

@@ -58,5 +58,5 @@ enum TaggingSchema {
             ), '');
             DROP INDEX device_tags_by_device;
             """),
-    ]
+    ] + WorkerTables.migrations
 }

@@ -43,6 +43,25 @@ public struct Proof: Equatable, Sendable {
 
     public var frame: Data { Data("v1 \(principal) \(signature)".utf8) }
 
+    /// The signature's first 64 bits, which name the proof where it is remembered (an HMAC is
+    /// uniform and unforgeable without its key, so 64 bits tell proofs apart): the gateway's replay
+    /// cache and each service's `ProofLedger` keep this instead of the 64-character text.
+    public var fingerprint: UInt64 { Self.fingerprint(signature) }
+
+    /// The first 16 hex digits of `signature` as a number (proofs are lower-case hex; anything else
+    /// is hashed whole).
+    public static func fingerprint(_ signature: String) -> UInt64 {
+        var value: UInt64 = 0
+        for byte in signature.utf8.prefix(16) {
+            switch byte {
+            case 0x30...0x39: value = value << 4 | UInt64(byte - 0x30)
+            case 0x61...0x66: value = value << 4 | UInt64(byte - 0x61 + 10)
+            default: return UInt64(bitPattern: Int64(signature.hashValue))
+            }
+        }
+        return value
+    }
+
     /// Parses the frame; nil when it is not a v1 proof. Reads the bytes in place: the gateway parses
     /// one per request.
     public init?(frame: Data) {

@@ -172,11 +172,17 @@ final class EventSubscription {
         return true
     }
 
-    /// Runs the handler on one event in its own savepoint. An event the handler cannot apply is
-    /// logged and passed over, so one bad event never stops the stream.
+    /// Runs the handler on one event in its own savepoint, a `device.deleted` recorded as a tombstone
+    /// first. An event the handler cannot apply is logged and passed over, so one bad event never
+    /// stops the stream.
     private func apply(_ event: BusEvent) throws {
         do {
-            try handler.store.write { _ in try handler.apply(event) }
+            try handler.store.write { db in
+                if event.topic == Topic.deviceDeleted.rawValue {
+                    try Tombstones.record(db, registrationID: try event.decode(DeviceDeletedEvent.self).body.registrationID)
+                }
+                try handler.apply(event)
+            }
         } catch {
             logger.error("event not applied", ["topic": event.topic, "publisher": event.publisher ?? "?", "error": error])
         }

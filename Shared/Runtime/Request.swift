@@ -1,21 +1,27 @@
+import Credentials
 import Foundation
 import Schema
 import SQLite
 
-/// One device command as a service receives it: the command name and its JSON payload.
+/// One device command as a service receives it: the command name, its JSON payload, and who
+/// signed it.
 public struct Request: Sendable {
     public let command: String
     public let payload: Data
+    /// The principal whose proof the gateway verified (it forwards the proof as a third frame), or
+    /// nil for an unsigned request (only `device.register` may be one).
+    public let principal: Principal?
     /// What `decode` learned of the payload's `seq`, so the reply can echo it without a second parse.
     private let header = HeaderBox()
 
-    public init(command: String, payload: Data) {
+    public init(command: String, payload: Data, principal: Principal? = nil) {
         self.command = command
         self.payload = payload
+        self.principal = principal
     }
 
-    public init<P: Encodable>(_ command: Command, _ payload: P) {
-        self.init(command: command.name, payload: WireCodec.encode(payload))
+    public init<P: Encodable>(_ command: Command, _ payload: P, principal: Principal? = nil) {
+        self.init(command: command.name, payload: WireCodec.encode(payload), principal: principal)
     }
 
     /// The payload as `T`, or the `CommandError` the client should get.

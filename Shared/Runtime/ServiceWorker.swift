@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Majordomo
 import Schema
@@ -15,6 +16,8 @@ public final class ServiceWorker {
     public let stopper: Stopper
     private let handler: any RequestHandler
     private let logger: Logger
+    /// The proofs this service has handled, so none is accepted twice.
+    private lazy var ledger = ProofLedger(store: handler.store)
     /// Counters sent to the gateway for `/metrics`, and logged when the worker stops.
     private var metrics: WorkerMetrics
     private var nextMetrics: Int64 = 0
@@ -193,22 +196,34 @@ public final class ServiceWorker {
         var replies: [Data] = []
         replies.reserveCapacity(bodies.count)
         do {
-            try handler.store.write { _ in
-                for body in bodies { replies.append(answer(body)) }
+            try handler.store.write { db in
+                let now = Date().timeIntervalSince1970
+                for body in bodies { replies.append(answer(body, db, now: now)) }
             }
             return replies
         } catch {
             logger.error("batch commit failed", ["error": error, "batch.size": bodies.count])
             let failure = CommandError(.internalError, "the write could not be committed")
-            return bodies.map { WireCodec.errorReply(failure, seq: $0.count == 2 ? WireCodec.seq(of: $0[1]) : nil) }
+            return bodies.map { WireCodec.errorReply(failure, seq: $0.count >= 2 ? WireCodec.seq(of: $0[1]) : nil) }
         }
     }
 
-    private func answer(_ body: [Data]) -> Data {
-        guard body.count == 2, let command = String(data: body[0], encoding: .utf8) else {
-            return WireCodec.errorReply(.invalid("a request body is two frames: command, JSON payload"))
+    /// One request: `[command, payload]`, or `[command, payload, proof]` when it was signed (the
+    /// gateway verified the proof and forwards it). A proof is recorded in the ledger outside the
+    /// request's savepoint, so it is remembered even when the request is refused.
+    private func answer(_ body: [Data], _ db: Database, now: Double) -> Data {
+        guard body.count == 2 || body.count == 3, let command = String(data: body[0], encoding: .utf8) else {
+            return WireCodec.errorReply(.invalid("a request body is two frames, command and JSON payload, and the proof if signed"))
         }
-        let request = Request(command: command, payload: body[1])
+        var principal: Principal?
+        if body.count == 3 {
+            guard let proof = Proof(frame: body[2]) else {
+                return WireCodec.errorReply(.invalid("the third frame must be the request's proof"), seq: WireCodec.seq(of: body[1]))
+            }
+            if let refusal = admit(proof, db, now: now) { return WireCodec.errorReply(refusal, seq: WireCodec.seq(of: body[1])) }
+            principal = proof.principal
+        }
+        let request = Request(command: command, payload: body[1], principal: principal)
         if command == EventFetch.command { return fetchEvents(request) }
         do {
             let value = try handler.store.write { _ in try handler.handle(request) }
@@ -219,6 +234,23 @@ public final class ServiceWorker {
         } catch {
             logger.error("request failed", ["command": command, "error": error])
             return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
+        }
+    }
+
+    /// Why a signed request goes no further, or nil: its proof was used before (here, through any
+    /// gateway, before any restart), or it is signed by a device that was deleted.
+    private func admit(_ proof: Proof, _ db: Database, now: Double) -> CommandError? {
+        do {
+            guard try ledger.record(proof.fingerprint, in: db, now: now) else {
+                return CommandError(.appKeyInvalid, "proof already used")
+            }
+            if case .device(let id) = proof.principal, try Tombstones.contains(db, registrationID: id) {
+                return Tombstones.refusal
+            }
+            return nil
+        } catch {
+            logger.error("proof not recorded", ["error": error])
+            return CommandError(.internalError, "the request could not be recorded")
         }
     }
 
