@@ -13,6 +13,8 @@ struct Authenticator {
     let secrets: Secrets
     private var replays = ReplayCache(window: Authenticator.window)
     private var derived: DerivedKeyCache
+    /// Devices deleted while this gateway ran; their proofs are refused.
+    var deleted = DeletedDevices()
 
     init(secrets: Secrets, keyCacheBytes: Int = 32 << 20) {
         self.secrets = secrets
@@ -43,6 +45,12 @@ struct Authenticator {
         switch proof.principal {
         case .admin:
             key = secrets.admin
+        case .service(let name):
+            let cacheName = "service:" + name
+            if let cached = derived.key(cacheName) { key = cached } else {
+                key = secrets.serviceSecret(name)
+                newlyDerived = cacheName
+            }
         case .app(let appKey):
             guard claims.appKey == appKey else { return .failure(refusal("the payload names another app_key")) }
             let name = "app:" + appKey
@@ -63,6 +71,7 @@ struct Authenticator {
         let expected = Proof.signature(key: key, command: command, payload: body[1])
         guard HMAC.equal(expected, proof.signature) else { return .failure(refusal("proof does not verify")) }
         if let newlyDerived { derived.remember(key, as: newlyDerived) }   // a new key, once it verified
+        if case .device(let id) = proof.principal, deleted.contains(id) { return .failure(refusal("device deleted")) }
         guard may(proof.principal, call: known) else {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
@@ -70,12 +79,32 @@ struct Authenticator {
         return .success(body[2])
     }
 
+    /// Whether a worker's READY carries a valid credential for the service it announces (DESIGN
+    /// terms: PushBus's MDP extension, `WorkerCredential`); a plain READY without one is refused.
+    mutating func admitWorker(service: String, credit: Int?, credential: [Data], now: Int64) -> Result<Void, WorkerCredential.Refusal> {
+        guard let credit, credential.count == 2 else {
+            return .failure(.init("READY carries no credential: a worker proves it holds its service's key"))
+        }
+        let offered = WorkerCredential(stamp: credential[0], proof: credential[1])
+        switch offered.verify(service: service, credit: credit, secrets: secrets, now: now, window: Self.window) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let proof):
+            guard replays.insert(proof.signature, ts: offered.ts ?? now, now: now) else { return .failure(.init("credential already used")) }
+            return .success(())
+        }
+    }
+
     /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID
-    /// rather than a device: the device or the app. `app.create` and internal commands: the admin.
+    /// rather than a device: the device or the app. `app.create`: the admin. Internal commands
+    /// (`events.fetch`): PushBus's own services, and the admin.
     private func may(_ principal: Principal, call command: Command?) -> Bool {
-        guard let command, command != .appCreate else { return principal == .admin }
+        guard let command else {
+            if case .service = principal { return true }
+            return principal == .admin
+        }
+        guard command != .appCreate else { return principal == .admin }
         switch principal {
-        case .admin: return false
+        case .admin, .service: return false
         case .app: return command.isAppWide || (command.service == .analytics && command != .statsReport)
         case .device: return !command.isAppWide
         }

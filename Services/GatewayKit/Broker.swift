@@ -17,6 +17,12 @@ public final class Broker {
 
     var router: Socket!
     private var authenticator: Authenticator!
+    /// Checks the publisher's proof on every event before the bus carries it on.
+    private var eventVerifier: EventVerifier!
+    /// Unsigned or forged events dropped, logged at most once a second.
+    private var forgedEvents = ThrottledCount()
+    /// With `--curve`, who may connect to the bus.
+    private var zap: ZAPHandler?
     var metrics = GatewayMetrics()
     var metricsServer: MetricsServer?
     var recorder: Recorder?
@@ -30,6 +36,8 @@ public final class Broker {
     var gathers: [UInt64: Gather] = [:]
     private var roundRobin = 0
     private lazy var appRate = AppRateLimit(perSecond: options.appRate)
+    /// Worker-protocol messages from peers that are not admitted workers, logged at most once a second.
+    private var strangers = ThrottledCount()
     /// Body frames a request may have; device commands have two.
     static let maxBodyFrames = 16
 
@@ -48,21 +56,25 @@ public final class Broker {
     public func run() throws {
         let context = stopper.context
         let stop = try stopper.makeReceiver()
-        authenticator = Authenticator(secrets: try Secrets.load(directory: options.dataDirectory),
-                                      keyCacheBytes: options.keyCacheMegabytes << 20)
+        let secrets = try Secrets.load(directory: options.dataDirectory)
+        authenticator = Authenticator(secrets: secrets, keyCacheBytes: options.keyCacheMegabytes << 20)
+        eventVerifier = EventVerifier(secrets: secrets)
         router = try Socket(context, .router)
+        let eventsIn = try Socket(context, .xsub)
+        let eventsOut = try Socket(context, .xpub)
         if let path = options.curveSecretFile {
             let keys = try CurveKeys(secretKey: try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+            zap = try ZAPHandler(context: context, busPublicKey: try BusCurve.keys(secrets).publicKey, logger: logger)
             try router.makeCurveServer(keys)
-            logger.info("requests need CURVE", ["public.key": keys.publicKey])
+            try eventsIn.makeCurveServer(keys, domain: BusCurve.domain)
+            try eventsOut.makeCurveServer(keys, domain: BusCurve.domain)
+            logger.info("requests and the event bus need CURVE; the bus admits PushBus services only", ["public.key": keys.publicKey])
         }
         try router.setHighWaterMarks(send: 100_000, receive: 100_000)
         try router.setMaxMessageSize(Int64(options.maxRequestBytes) * 4)
         try router.bind(options.endpoint)
-        let eventsIn = try Socket(context, .xsub)
         try eventsIn.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try eventsIn.bind(options.eventsIn)
-        let eventsOut = try Socket(context, .xpub)
         try eventsOut.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try eventsOut.bind(options.eventsOut)
         // The gateway itself follows the workers' counters, whoever else subscribes.
@@ -88,20 +100,22 @@ public final class Broker {
             router.close()
             eventsIn.close()
             eventsOut.close()
+            zap?.close()
             stop.close()
             logger.info("gateway stopped")
         }
 
         publishMetrics(now: Clock.milliseconds())
-        var poller = Poller([router, eventsIn, eventsOut, stop])
+        var poller = Poller([router, eventsIn, eventsOut, stop] + (zap.map { [$0.socket] } ?? []))
         var nextHeartbeat = Clock.milliseconds() + Int64(options.heartbeatMilliseconds)
         while !stopper.isRequested {
             let now = Clock.milliseconds()
             let ready = try poller.poll(timeout: Int(max(0, min(nextHeartbeat, nextDeadline() ?? nextHeartbeat) - now)))
             if ready[3] { break }
             if ready[0] { try readRequests() }
-            if ready[1] { try forward(from: eventsIn, to: eventsOut, counting: true) }
-            if ready[2] { try forward(from: eventsOut, to: eventsIn, counting: false) }
+            if ready[1] { try forward(from: eventsIn, to: eventsOut, publications: true) }
+            if ready[2] { try forward(from: eventsOut, to: eventsIn, publications: false) }
+            if ready.count > 4, ready[4] { try zap?.answerAll() }
             let after = Clock.milliseconds()
             expireRequests(now: after)
             if after >= nextHeartbeat {
@@ -234,9 +248,16 @@ public final class Broker {
     }
 
     private func handleWorker(_ sender: Data, _ command: WorkerMessage) {
-        if case .ready(let service, let credit) = command {
+        if case .ready(let service, let credit, let credential) = command {
             guard workers[sender] == nil, !service.hasPrefix(MDP.mmiPrefix), service != DeviceRouting.service else {
                 removeWorker(sender, reason: "invalid READY")
+                send(to: sender, WorkerMessage.disconnect.frames)
+                return
+            }
+            if case .failure(let refusal) = authenticator.admitWorker(service: service, credit: credit, credential: credential,
+                                                                      now: Int64(Date().timeIntervalSince1970)) {
+                logger.warning("worker refused", ["service": String(service.prefix(64)), "reason": refusal.description])
+                metrics.workersRefused += 1
                 send(to: sender, WorkerMessage.disconnect.frames)
                 return
             }
@@ -251,6 +272,11 @@ public final class Broker {
             return
         }
         guard workers[sender] != nil else {
+            // Not an admitted worker: nothing it sends is acted on. A worker that outlived a gateway
+            // restart is told to reconnect (and proves itself again); anyone else learns nothing.
+            strangers.note(now: Clock.milliseconds()) { count in
+                logger.warning("worker messages from peers that are not admitted workers dropped", ["count": count])
+            }
             if command != .disconnect { send(to: sender, WorkerMessage.disconnect.frames) }
             return
         }
@@ -391,11 +417,27 @@ public final class Broker {
         }
     }
 
-    private func forward(from source: Socket, to sink: Socket, counting: Bool) throws {
+    /// Moves bus traffic on: publications (`publications: true`) from events-in to events-out, and
+    /// subscriptions back. A publication goes on only when its publisher's proof verifies.
+    private func forward(from source: Socket, to sink: Socket, publications: Bool) throws {
         var count = 0
         while count < Self.readBatch, let message = try source.receive(wait: false) {
             count += 1
-            if counting, message.count == 2 { metrics.forwarded(topic: message[0], event: message[1]) }
+            if publications {
+                guard message.count == 3, let topic = message.string(at: 0),
+                      let publisher = eventVerifier.publisher(topic: topic, event: message[1], proof: message[2]) else {
+                    metrics.eventsRefused += 1
+                    forgedEvents.note(now: Clock.milliseconds()) { count in
+                        logger.warning("unsigned or forged events dropped", ["count": count])
+                    }
+                    continue
+                }
+                metrics.forwarded(topic: message[0], event: message[1], publisher: publisher)
+                if topic == Topic.deviceDeleted.rawValue, ShardHash.baseService(of: publisher) == Service.registration.name,
+                   let deleted = try? BusEvent(topic: topic, data: message[1]).decode(DeviceDeletedEvent.self) {
+                    authenticator.deleted.insert(deleted.body.registrationID)
+                }
+            }
             try? sink.send(message, wait: false)
         }
     }

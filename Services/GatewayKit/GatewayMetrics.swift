@@ -11,6 +11,10 @@ struct GatewayMetrics {
     /// Service → time from arrival to reply.
     private var latency: [String: Histogram] = [:]
     private(set) var eventsForwarded = 0
+    /// READYs refused for want of a valid worker credential.
+    var workersRefused = 0
+    /// Events dropped because their publisher's signature did not verify.
+    var eventsRefused = 0
     /// Worker (service name as it announces itself) → its last counters.
     private var workers: [String: WorkerMetrics] = [:]
     /// Requests per second per service over the last interval, for `mmi.topology`.
@@ -27,10 +31,11 @@ struct GatewayMetrics {
 
     private static let workerMetricsPrefix = Data(WorkerMetrics.topicPrefix.utf8)
 
-    mutating func forwarded(topic: Data, event: Data) {
+    /// Counts an event whose `publisher` signed it; a worker's counters are kept only from that worker.
+    mutating func forwarded(topic: Data, event: Data, publisher: String) {
         eventsForwarded += 1
         guard topic.starts(with: Self.workerMetricsPrefix),
-              let snapshot = try? JSONTreeDecoder().decode(WorkerMetrics.self, from: event) else { return }
+              let snapshot = try? JSONTreeDecoder().decode(WorkerMetrics.self, from: event), snapshot.service == publisher else { return }
         workers[snapshot.service] = snapshot
     }
 
@@ -56,6 +61,8 @@ struct GatewayMetrics {
         page.family("pushbus_gateway_credit_in_use", "gauge", "Requests held by workers, against their credit.")
         page.family("pushbus_gateway_credit", "gauge", "Credit the service's workers announced.")
         page.family("pushbus_gateway_events_forwarded_total", "counter", "Messages the event bus forwarded.")
+        page.family("pushbus_gateway_workers_refused_total", "counter", "READYs refused: no valid worker credential.")
+        page.family("pushbus_gateway_events_refused_total", "counter", "Events dropped: their publisher's signature did not verify.")
         page.family("pushbus_worker_requests_total", "counter", "Requests a worker answered.")
         page.family("pushbus_worker_replies_total", "counter", "A worker's replies by result code.")
         page.family("pushbus_worker_batches_total", "counter", "Batches a worker committed (group commit).")
@@ -83,6 +90,8 @@ struct GatewayMetrics {
             page.add("pushbus_gateway_credit", label, queue.credit)
         }
         page.add("pushbus_gateway_events_forwarded_total", "", eventsForwarded)
+        page.add("pushbus_gateway_workers_refused_total", "", workersRefused)
+        page.add("pushbus_gateway_events_refused_total", "", eventsRefused)
         for (worker, m) in workers.sorted(by: { $0.key < $1.key }) {
             let label = "service=\"\(worker)\""
             page.add("pushbus_worker_requests_total", label, m.requests)

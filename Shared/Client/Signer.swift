@@ -3,7 +3,7 @@ import Foundation
 import Schema
 
 /// Signs a client's requests as DESIGN.md's Security section fixes it: `device.register` goes
-/// unsigned, `app.create` and internal commands are signed by the admin, app-wide queries by the app,
+/// unsigned, `app.create` by the admin, internal commands by the service that asks (or the admin), app-wide queries by the app,
 /// and device commands by the device. Keys come from replies (`device_secret`, `master_secret`) or,
 /// for tools on the operator's machine, from the deployment's secrets. Owned by one thread.
 public final class Signer {
@@ -12,6 +12,9 @@ public final class Signer {
     public var secrets: Secrets?
     public private(set) var masterSecrets: [String: String] = [:]
     public private(set) var deviceSecrets: [String: String] = [:]
+    /// One of PushBus's own services (its MDP name and credential): signs internal commands
+    /// (`events.fetch`) as itself rather than as the admin.
+    public var service: (name: String, key: String)?
     /// Keys derived from `secrets`, so a replay of many requests per device derives each once.
     private var derived = DerivedKeyCache()
 
@@ -72,9 +75,11 @@ public final class Signer {
     }
 
     private func signature(command: String, appKey: String?, registrationID: String?) -> (Principal, String)? {
-        guard let known = Command(rawValue: command), known != .appCreate else {
+        guard let known = Command(rawValue: command) else {
+            if let service { return (.service(name: service.name), service.key) }
             return adminSecret.map { (.admin, $0) }
         }
+        guard known != .appCreate else { return adminSecret.map { (.admin, $0) } }
         if !known.isAppWide, let id = registrationID, let appKey {
             guard let key = deviceSecrets[id] ?? secrets.map({ secrets in
                 derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) }

@@ -1,16 +1,20 @@
 import Foundation
 
-/// Who signs a request: a device, an app, or the deployment's admin.
-public enum Principal: Equatable, Sendable, CustomStringConvertible {
+/// Who signs a request or an event: a device, an app, the deployment's admin, or one of PushBus's
+/// own services (a worker proving itself to the gateway, a publisher signing its events).
+public enum Principal: Hashable, Sendable, CustomStringConvertible {
     case device(registrationID: String)
     case app(appKey: String)
     case admin
+    /// An MDP service name, a shard's included (`tagging/1`).
+    case service(name: String)
 
     public var description: String {
         switch self {
         case .device(let id): "device:\(id)"
         case .app(let key): "app:\(key)"
         case .admin: "admin"
+        case .service(let name): "service:\(name)"
         }
     }
 
@@ -18,6 +22,7 @@ public enum Principal: Equatable, Sendable, CustomStringConvertible {
         if text == "admin" { self = .admin }
         else if text.hasPrefix("device:"), text.count > 7 { self = .device(registrationID: String(text.dropFirst(7))) }
         else if text.hasPrefix("app:"), text.count > 4 { self = .app(appKey: String(text.dropFirst(4))) }
+        else if text.hasPrefix("service:"), text.count > 8 { self = .service(name: String(text.dropFirst(8))) }
         else { return nil }
     }
 }

@@ -49,6 +49,11 @@ public struct Secrets: Sendable {
     /// The master secret of an app: hex(HMAC-SHA256(server.key, "app:" + app_key)).
     public func masterSecret(appKey: String) -> String { HMAC.sha256Hex(key: serverKey, message: "app:" + appKey) }
 
+    /// The credential of one of PushBus's own services (`service` is its MDP name, e.g. `tagging/1`):
+    /// hex(HMAC-SHA256(server.key, "service:" + service)). A worker proves it with its READY, and a
+    /// publisher signs its events with it; only a process holding server.key can make one.
+    public func serviceSecret(_ service: String) -> String { HMAC.sha256Hex(key: serverKey, message: "service:" + service) }
+
     /// The secret of a device: hex(HMAC-SHA256(server.key, app_key + "/" + registration_id)).
     public func deviceSecret(appKey: String, registrationID: String) -> String {
         HMAC.sha256Hex(key: serverKey, message: appKey + "/" + registrationID)

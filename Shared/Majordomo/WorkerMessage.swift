@@ -4,8 +4,10 @@ import ZeroMQ
 /// A message between a worker and the broker, without the routing frames in front of it.
 /// On the wire: `["", "MDPW01", command, …]`.
 public enum WorkerMessage: Equatable, Sendable {
-    /// Worker → broker: serving `service`; `credit` is PushBus's extension frame (requests at once).
-    case ready(service: String, credit: Int?)
+    /// Worker → broker: serving `service`; `credit` is PushBus's extension frame (requests at once),
+    /// and `credential` its two frames after the credit with which a worker proves it is one of
+    /// PushBus's own (see `WorkerCredential`).
+    case ready(service: String, credit: Int?, credential: [Data] = [])
     /// Broker → worker: `client` is an opaque return address the worker hands back unchanged.
     case request(client: Data, body: [Data])
     /// Worker → broker.
@@ -24,10 +26,13 @@ public enum WorkerMessage: Equatable, Sendable {
     public var frames: Message {
         var message = Message([Data(), MDP.worker])
         switch self {
-        case .ready(let service, let credit):
+        case .ready(let service, let credit, let credential):
             message.append(Data([Code.ready.rawValue]))
             message.append(service)
-            if let credit { message.append(String(credit)) }
+            if let credit {
+                message.append(String(credit))
+                message.frames += credential
+            }
         case .request(let client, let body):
             message.append(Data([Code.request.rawValue]))
             message.append(client)
@@ -69,8 +74,8 @@ public enum WorkerMessage: Equatable, Sendable {
                 }
                 credit = value
             }
-            guard rest.isEmpty else { throw MDPError("READY has extra frames") }
-            self = .ready(service: service, credit: credit)
+            guard rest.isEmpty || rest.count == 2 else { throw MDPError("READY has extra frames") }
+            self = .ready(service: service, credit: credit, credential: Array(rest))
         case .request, .reply:
             guard let client = rest.popFirst(), !client.isEmpty else { throw MDPError("no client address") }
             guard let empty = rest.popFirst(), empty.isEmpty else { throw MDPError("no empty frame after address") }

@@ -1,13 +1,15 @@
+import Credentials
 import Foundation
 import Schema
 
-/// An event as a subscriber receives it: the topic frame and the JSON frame, with the publisher
-/// and its sequence number read from the JSON (nil when the event does not carry them).
+/// An event as a subscriber receives it: the topic frame and the JSON frame, with the publisher,
+/// its sequence number and epoch read from the JSON (nil when the event does not carry them).
 public struct BusEvent: Sendable {
     public let topic: String
     public let data: Data
     public let publisher: String?
     public let sequence: Int64?
+    public let epoch: String?
 
     public init(topic: String, data: Data) {
         self.topic = topic
@@ -15,10 +17,19 @@ public struct BusEvent: Sendable {
         let header = try? JSONTreeDecoder().decode(Header.self, from: data)
         publisher = header?.publisher
         sequence = header?.seq
+        epoch = header?.epoch
     }
 
     public init<Body: EventBody>(_ event: Event<Body>) {
         self.init(topic: Body.topic.rawValue, data: WireCodec.encode(event))
+    }
+
+    /// The event in `topic` and `data` when `proof` shows its publisher signed it, or nil: a proof
+    /// that does not verify, or one by another service than the event names as its publisher.
+    public static func verified(topic: String, data: Data, proof: Data, by verifier: inout EventVerifier) -> BusEvent? {
+        guard let signer = verifier.publisher(topic: topic, event: data, proof: proof) else { return nil }
+        let event = BusEvent(topic: topic, data: data)
+        return event.publisher == signer ? event : nil
     }
 
     /// The event with its body as `Body`; throws when the JSON does not match.
@@ -29,5 +40,6 @@ public struct BusEvent: Sendable {
     private struct Header: Decodable {
         let publisher: String
         let seq: Int64
+        let epoch: String?
     }
 }

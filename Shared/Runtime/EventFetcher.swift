@@ -17,22 +17,28 @@ final class EventFetcher {
     enum Answer {
         /// The services the gateway knows, each a possible publisher.
         case publishers([String])
-        /// Events of the asked topics after the asked sequence, oldest first, and `through`, the
-        /// sequence of the last event the publisher looked at (nil when it had none).
-        case events(from: String, events: [BusEvent], through: Int64?)
+        /// Events of the asked topics after the asked sequence, oldest first, each signed by the
+        /// publisher asked; `through`, the sequence of the last event the publisher looked at (nil
+        /// when it had none); and the epoch of its history.
+        case events(from: String, events: [BusEvent], through: Int64?, epoch: String?)
         /// No usable answer in time.
         case unanswered(Question)
     }
 
     private let client: MajordomoClient
+    private var verifier: EventVerifier
     private let timeoutMilliseconds: Int64
     private var asked: (question: Question, deadline: Int64)?
 
-    /// `secrets` sign the fetches as the admin (`events.fetch` is internal).
-    init(endpoint: String, context: Context, secrets: Secrets?, timeoutMilliseconds: Int = 2000, serverKey: String? = nil) throws {
+    /// The fetches are signed as `service` (`events.fetch` is internal), with its credential from `secrets`.
+    init(endpoint: String, context: Context, service: String, secrets: Secrets, timeoutMilliseconds: Int = 2000,
+         serverKey: String? = nil) throws {
         client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds,
                                      serverKey: serverKey)
-        client.signer = Signer(secrets: secrets)
+        let signer = Signer()
+        signer.service = (service, secrets.serviceSecret(service))
+        client.signer = signer
+        verifier = EventVerifier(secrets: secrets)
         self.timeoutMilliseconds = Int64(timeoutMilliseconds)
     }
 
@@ -89,8 +95,15 @@ final class EventFetcher {
         case .events(let publisher):
             guard body.count == 1, let reply = try? JSONTreeDecoder().decode(Reply<FetchedEvents>.self, from: body[0]),
                   let fetched = reply.body else { return .unanswered(question) }
-            return .events(from: publisher, events: fetched.events.map { BusEvent(topic: $0.topic, data: WireCodec.encode($0.event)) },
-                           through: fetched.through)
+            var events: [BusEvent] = []
+            for item in fetched.events {
+                // Every event must be the asked publisher's own, signed by it; one that is not makes
+                // the whole answer worthless.
+                guard let event = BusEvent.verified(topic: item.topic, data: Data(item.event.utf8), proof: Data(item.proof.utf8),
+                                                    by: &verifier), event.publisher == publisher else { return .unanswered(question) }
+                events.append(event)
+            }
+            return .events(from: publisher, events: events, through: fetched.through, epoch: fetched.epoch)
         }
     }
 }

@@ -43,17 +43,18 @@ final class EventSubscription {
     static let retryMilliseconds: Int64 = 2000
 
     /// Nil when the handler follows no topic.
-    init?(handler: any RequestHandler, service: String, options: WorkerOptions, context: Context, logger: Logger) throws {
-        guard let follower = try EventFollower(topics: handler.subscriptions, endpoint: options.eventsOut,
-                                               context: context, logger: logger) else { return nil }
+    init?(handler: any RequestHandler, service: String, options: WorkerOptions, secrets: Secrets, context: Context,
+          logger: Logger) throws {
+        guard let follower = try EventFollower(topics: handler.subscriptions, endpoint: options.eventsOut, secrets: secrets,
+                                               curve: try options.busCurve(secrets), context: context, logger: logger) else { return nil }
         self.follower = follower
         self.handler = handler
         self.logger = logger
         topics = handler.subscriptions.map(\.rawValue)
         publishers = Set(handler.subscriptions.map { Substring($0.publisher.name) })
         own = service
-        fetcher = try EventFetcher(endpoint: options.broker, context: context,
-                                   secrets: try Secrets.load(directory: options.dataDirectory), serverKey: options.curveServerKey)
+        fetcher = try EventFetcher(endpoint: options.broker, context: context, service: service, secrets: secrets,
+                                   serverKey: options.curveServerKey)
         lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) }.filter(publishesFollowedTopic))
     }
 
@@ -90,7 +91,7 @@ final class EventSubscription {
         guard !toAsk.isEmpty else { return }
         let publisher = toAsk.removeFirst()
         do {
-            fetcher.askEvents(from: publisher, after: try handler.store.read { db in try cursors.last(db, publisher: publisher) },
+            fetcher.askEvents(from: publisher, after: try handler.store.read { db in try cursors.position(db, publisher: publisher) }.sequence,
                               topics: topics)
         } catch {
             logger.error("event cursor not read", ["publisher": publisher, "error": error])
@@ -105,9 +106,9 @@ final class EventSubscription {
             let found = Set(names.filter(publishesFollowedTopic)).subtracting(lagging)
             lagging.formUnion(found)
             toAsk += found.sorted()
-        case .events(let publisher, let events, let through):
+        case .events(let publisher, let events, let through, let epoch):
             commit { db in
-                if try self.applyFetched(publisher, events, through: through, db) {
+                if try self.applyFetched(publisher, events, through: through, epoch: epoch, db) {
                     self.toAsk.insert(publisher, at: 0)   // it had more: ask again at once
                 } else {
                     self.lagging.remove(publisher)
@@ -145,30 +146,56 @@ final class EventSubscription {
             try apply(event)
             return
         }
-        let last = try cursors.last(db, publisher: publisher)
-        guard sequence > last else { return }
-        if sequence > last + 1 {
-            if lagging.insert(publisher).inserted {
-                logger.warning("events missed, catching up", ["publisher": publisher, "after": last, "seq": sequence])
-                toAsk.append(publisher)
+        let cursor = try cursors.position(db, publisher: publisher)
+        if let known = cursor.epoch, let epoch = event.epoch, epoch != known {
+            // Another history than the one our cursor counts in: an old event sent again, or the
+            // publisher started over. Its own answer to a fetch tells which.
+            if markLagging(publisher) {
+                logger.warning("event from another epoch, asking its publisher", ["publisher": publisher, "epoch": epoch, "cursor.epoch": known])
+            }
+            return
+        }
+        guard sequence > cursor.sequence else { return }
+        if sequence > cursor.sequence + 1 {
+            if markLagging(publisher) {
+                logger.warning("events missed, catching up", ["publisher": publisher, "after": cursor.sequence, "seq": sequence])
             }
             return
         }
         try apply(event)
-        try cursors.set(db, publisher: publisher, sequence: sequence)
+        try cursors.set(db, publisher: publisher, .init(sequence: sequence, epoch: event.epoch ?? cursor.epoch))
+    }
+
+    /// Whether `publisher` was not lagging yet; it is now, and will be asked.
+    private func markLagging(_ publisher: String) -> Bool {
+        guard lagging.insert(publisher).inserted else { return false }
+        toAsk.append(publisher)
+        return true
     }
 
     /// Applies a page fetched from `publisher` past our cursor and moves the cursor to `through`.
-    /// Returns whether the page moved it (so the publisher may hold more).
-    private func applyFetched(_ publisher: String, _ events: [BusEvent], through: Int64?, _ db: Database) throws -> Bool {
-        let cursor = try cursors.last(db, publisher: publisher)
-        guard let through, through > cursor else { return false }
+    /// Returns whether the publisher should be asked again at once: the page moved the cursor (so
+    /// it may hold more), or the publisher's history is a new one (its database was replaced), and
+    /// the cursor starts over from 0 in it rather than skipping the events numbered below it.
+    private func applyFetched(_ publisher: String, _ events: [BusEvent], through: Int64?, epoch: String?,
+                              _ db: Database) throws -> Bool {
+        let cursor = try cursors.position(db, publisher: publisher)
+        if let epoch, let known = cursor.epoch, epoch != known {
+            logger.warning("publisher's history started over, following it from its first event",
+                           ["publisher": publisher, "epoch": epoch, "previous.epoch": known, "previous.seq": cursor.sequence])
+            try cursors.set(db, publisher: publisher, .init(sequence: 0, epoch: epoch))
+            return true
+        }
+        guard let through, through > cursor.sequence else {
+            if cursor.epoch == nil, epoch != nil { try cursors.set(db, publisher: publisher, .init(sequence: cursor.sequence, epoch: epoch)) }
+            return false
+        }
         for event in events {
-            guard let sequence = event.sequence, sequence > cursor, sequence <= through, topics.contains(event.topic) else { continue }
+            guard let sequence = event.sequence, sequence > cursor.sequence, sequence <= through, topics.contains(event.topic) else { continue }
             try apply(event)
             caughtUp += 1
         }
-        try cursors.set(db, publisher: publisher, sequence: through)
+        try cursors.set(db, publisher: publisher, .init(sequence: through, epoch: epoch ?? cursor.epoch))
         return true
     }
 

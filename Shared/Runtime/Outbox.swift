@@ -34,10 +34,26 @@ public final class Outbox {
         CREATE INDEX outbox_by_time ON outbox (created_at);
         """)
 
+    /// The history this outbox numbers in, drawn when its database was made (`epochMigration`): a
+    /// database replaced by an empty one starts a new epoch, and its subscribers start over from 0
+    /// instead of skipping events whose numbers they have passed.
+    public let epoch: String?
+
+    /// The epoch table, and where subscribers keep the epoch each cursor counts in. Every service
+    /// lists it (through `WorkerTables`) after the outbox's own migrations.
+    public static let epochMigration = Migration("events-3", """
+        CREATE TABLE outbox_epoch (epoch TEXT NOT NULL);
+        INSERT INTO outbox_epoch (epoch) VALUES (lower(hex(randomblob(8))));
+        ALTER TABLE event_cursors ADD COLUMN epoch TEXT;
+        """)
+
     public init(store: Store, publisher: String) throws {
         self.store = store
         self.publisher = publisher
-        newest = try store.read { db in try db.value("SELECT COALESCE(MAX(seq), 0) FROM outbox").int.map(Int64.init) ?? 0 }
+        (newest, epoch) = try store.read { db in
+            (try db.value("SELECT COALESCE(MAX(seq), 0) FROM outbox").int.map(Int64.init) ?? 0,
+             try db.value("SELECT epoch FROM outbox_epoch").string)
+        }
     }
 
     /// Records `body` as the next event of this publisher. Call inside `store.write`.
@@ -45,7 +61,7 @@ public final class Outbox {
     public func append<Body: EventBody>(_ body: Body, in db: Database) throws -> Int64 {
         let sequence = newest + 1
         let now = Date()
-        let event = WireCodec.encode(Event(publisher: publisher, sequence: sequence,
+        let event = WireCodec.encode(Event(publisher: publisher, sequence: sequence, epoch: epoch,
                                            time: RFC3339.string(from: now, fractional: true), body: body))
         try db.run("INSERT INTO outbox (seq, topic, event, created_at) VALUES (?, ?, ?, ?)",
                    sequence, Body.topic.rawValue, event, now.timeIntervalSince1970)

@@ -18,6 +18,10 @@ public final class ServiceWorker {
     private let logger: Logger
     /// The proofs this service has handled, so none is accepted twice.
     private lazy var ledger = ProofLedger(store: handler.store)
+    /// This service's credential, which signs its counters, and its outbox publisher's, which signs
+    /// its events (the same name but in tests; set when `run` starts).
+    private var credential = ""
+    private var publisherCredential = ""
     /// Counters sent to the gateway for `/metrics`, and logged when the worker stops.
     private var metrics: WorkerMetrics
     private var nextMetrics: Int64 = 0
@@ -34,12 +38,16 @@ public final class ServiceWorker {
 
     /// Serves until `stopper.request()`; then tells the gateway it leaves and returns.
     public func run() throws {
+        let secrets = try Secrets.load(directory: options.dataDirectory)
+        credential = secrets.serviceSecret(service)
+        publisherCredential = secrets.serviceSecret(handler.outbox.publisher)
         let stop = try stopper.makeReceiver()
         let events = try Socket(stopper.context, .pub)
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
         try events.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
+        try options.busCurve(secrets)?.secure(events)
         try events.connect(options.events)
-        let subscription = try EventSubscription(handler: handler, service: service, options: options,
+        let subscription = try EventSubscription(handler: handler, service: service, options: options, secrets: secrets,
                                                  context: stopper.context, logger: logger)
         let checkpointer = try startCheckpointer()
         defer {
@@ -48,7 +56,7 @@ public final class ServiceWorker {
             events.close()
             stop.close()
         }
-        var broker = try dial()
+        var broker = try dial(secrets)
         var lastReceived = Clock.milliseconds()
         var lastSent = lastReceived
         let heartbeat = Int64(options.heartbeatMilliseconds)
@@ -81,7 +89,7 @@ public final class ServiceWorker {
                 broker.close()
                 var pause = Poller([stop])
                 if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return }
-                broker = try dial()
+                broker = try dial(secrets)
                 lastReceived = Clock.milliseconds()
                 lastSent = lastReceived
             } else if now - lastSent >= heartbeat {
@@ -101,7 +109,10 @@ public final class ServiceWorker {
     private func sendMetricsIfDue(_ socket: Socket) {
         guard Clock.milliseconds() >= nextMetrics else { return }
         nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
-        try? socket.send(Message([Data((WorkerMetrics.topicPrefix + service).utf8), WireCodec.encode(metrics)]), wait: false)
+        let topic = WorkerMetrics.topicPrefix + service
+        let counters = WireCodec.encode(metrics)
+        let proof = EventSeal.proof(topic: topic, event: counters, publisher: service, key: credential)
+        try? socket.send(Message([Data(topic.utf8), counters, proof]), wait: false)
     }
 
     /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
@@ -261,9 +272,11 @@ public final class ServiceWorker {
             let limit = min(max(fetch.limit ?? EventFetch.maxLimit, 1), EventFetch.maxLimit)
             let found = try handler.outbox.events(after: fetch.after, limit: limit, topics: fetch.topics.map(Set.init))
             let events = found.events.map {
-                FetchedEvent(topic: $0.topic, event: (try? JSONTreeDecoder().decode(JSONValue.self, from: $0.event)) ?? .null)
+                FetchedEvent(topic: $0.topic, event: String(decoding: $0.event, as: UTF8.self),
+                             proof: String(decoding: seal($0.topic, $0.event), as: UTF8.self))
             }
-            return WireCodec.successReply(FetchedEvents(events: events, through: found.through), seq: request.seq)
+            return WireCodec.successReply(FetchedEvents(events: events, through: found.through, epoch: handler.outbox.epoch),
+                                          seq: request.seq)
         } catch let error as CommandError {
             return WireCodec.errorReply(error, seq: request.seq)
         } catch {
@@ -274,7 +287,7 @@ public final class ServiceWorker {
     private func publishCommittedEvents(_ socket: Socket) {
         do {
             for event in handler.outbox.takeCommitted() {
-                try socket.send(Message([Data(event.topic.utf8), event.event]), wait: false)
+                try socket.send(Message([Data(event.topic.utf8), event.event, seal(event.topic, event.event)]), wait: false)
                 metrics.eventsPublished += 1
             }
         } catch {
@@ -282,11 +295,19 @@ public final class ServiceWorker {
         }
     }
 
-    private func dial() throws -> Socket {
+    /// Connects to the gateway and says READY, with the credential that proves this is our service.
+    /// The proof on an event of this service's outbox (`EventSeal`).
+    private func seal(_ topic: String, _ event: Data) -> Data {
+        EventSeal.proof(topic: topic, event: event, publisher: handler.outbox.publisher, key: publisherCredential)
+    }
+
+    private func dial(_ secrets: Secrets) throws -> Socket {
         let socket = try Socket(stopper.context, .dealer)
         if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
         try socket.connect(options.broker)
-        try socket.send(WorkerMessage.ready(service: service, credit: options.credit).frames)
+        let credential = WorkerCredential(service: service, credit: options.credit, secrets: secrets)
+        try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
+                                            credential: [credential.stamp, credential.proof]).frames)
         logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])
         return socket
     }

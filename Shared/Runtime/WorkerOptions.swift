@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 
 /// The settings every service worker shares, read from flags or `PUSHBUS_*` variables.
@@ -72,6 +73,11 @@ public struct WorkerOptions: Sendable {
         eventRetentionHours = try flags.int("event-retention-hours", in: 1...87_600)
         checkpointMilliseconds = try flags.int("checkpoint-ms", in: 0...60_000)
         curveServerKey = flags.optionalString("curve-server-key")
+    }
+
+    /// CURVE for the bus sockets when the gateway requires encryption, else nil.
+    public func busCurve(_ secrets: Secrets) throws -> BusCurve? {
+        try curveServerKey.map { try BusCurve(serverKey: $0, secrets: secrets) }
     }
 
     /// This shard's database in the data directory (created if needed); throws when the directory

@@ -1,7 +1,8 @@
 import SQLite
 
 /// The tables the worker loop keeps in every service's database besides the outbox: the proofs it
-/// has handled and the devices that were deleted. Each service lists these after its own migrations.
+/// has handled, the devices that were deleted, and the epoch of its events. Each service lists these
+/// after its own migrations.
 public enum WorkerTables {
-    public static let migrations: [Migration] = [ProofLedger.migration, Tombstones.migration]
+    public static let migrations: [Migration] = [ProofLedger.migration, Tombstones.migration, Outbox.epochMigration]
 }

@@ -16,24 +16,32 @@ public struct EventFetch: Codable, Equatable, Sendable {
     }
 }
 
-/// The answer to `events.fetch`: each event's topic and the event as published, and `through`, the
-/// sequence of the last event looked at (the last one sent when the page is full, else the
-/// publisher's newest; absent when it has none after `after`), so a subscriber that asked for some
-/// topics moves its cursor past the events it did not ask for.
+/// The answer to `events.fetch`: each event's topic, the event as published (its JSON text, the very
+/// bytes its proof signs) and the publisher's proof; `through`, the sequence of the last event looked
+/// at (the last one sent when the page is full, else the publisher's newest; absent when it has none
+/// after `after`), so a subscriber that asked for some topics moves its cursor past the events it did
+/// not ask for; and `epoch`, the publisher's history now: when it is not the one the subscriber's
+/// cursor counts in, the numbering started over and the subscriber starts again from 0.
 public struct FetchedEvents: Codable, Equatable, Sendable {
     public var events: [FetchedEvent]
     public var through: Int64?
-    public init(events: [FetchedEvent], through: Int64? = nil) {
+    public var epoch: String?
+    public init(events: [FetchedEvent], through: Int64? = nil, epoch: String? = nil) {
         self.events = events
         self.through = through
+        self.epoch = epoch
     }
 }
 
 public struct FetchedEvent: Codable, Equatable, Sendable {
     public var topic: String
-    public var event: JSONValue
-    public init(topic: String, event: JSONValue) {
+    /// The event's JSON text, as published.
+    public var event: String
+    /// `v1 service:<publisher> <hex HMAC>` over `topic + "\n" + event`, as on the bus.
+    public var proof: String
+    public init(topic: String, event: String, proof: String) {
         self.topic = topic
         self.event = event
+        self.proof = proof
     }
 }

@@ -1,24 +1,31 @@
-/// An event as it travels on the bus, frame 2 of `[topic, JSON]`: who published it, its
-/// per-publisher sequence number (gapless, so a subscriber can tell what it missed), when, and the fact.
+/// An event as it travels on the bus, frame 2 of `[topic, JSON, proof]`: who published it, its
+/// per-publisher sequence number (gapless, so a subscriber can tell what it missed), the epoch of
+/// the publisher's history (made with its database: a new epoch means the numbering started over),
+/// when, and the fact. Frame 3 is the publisher's signature over topic and JSON (DESIGN.md terms:
+/// `v1 service:<publisher> <hex HMAC-SHA256(service credential, topic + "\n" + JSON)>`).
 public struct Event<Body: Codable & Sendable>: Codable, Sendable {
     public var publisher: String
     public var sequence: Int64
+    /// Nil only in events published before epochs existed.
+    public var epoch: String?
     public var time: String
     public var body: Body
 
-    public init(publisher: String, sequence: Int64, time: String, body: Body) {
+    public init(publisher: String, sequence: Int64, epoch: String? = nil, time: String, body: Body) {
         self.publisher = publisher
         self.sequence = sequence
+        self.epoch = epoch
         self.time = time
         self.body = body
     }
 
-    enum CodingKeys: String, CodingKey { case publisher, sequence = "seq", time }
+    enum CodingKeys: String, CodingKey { case publisher, sequence = "seq", epoch, time }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         publisher = try c.decode(String.self, forKey: .publisher)
         sequence = try c.decode(Int64.self, forKey: .sequence)
+        epoch = try c.decodeIfPresent(String.self, forKey: .epoch)
         time = try c.decode(String.self, forKey: .time)
         body = try Body(from: decoder)
     }
@@ -28,6 +35,7 @@ public struct Event<Body: Codable & Sendable>: Codable, Sendable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(publisher, forKey: .publisher)
         try c.encode(sequence, forKey: .sequence)
+        try c.encodeIfPresent(epoch, forKey: .epoch)
         try c.encode(time, forKey: .time)
     }
 }

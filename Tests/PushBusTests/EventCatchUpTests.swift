@@ -17,7 +17,7 @@ struct EventCatchUpTests {
     }
 
     func sequences(_ fetched: FetchedEvents) throws -> [Int64] {
-        try fetched.events.map { try #require($0.event["seq"]?.number.map(Int64.init)) }
+        try fetched.events.map { try #require(try JSONDecoder().decode(JSONValue.self, from: Data($0.event.utf8))["seq"]?.number.map(Int64.init)) }
     }
 
     @Test func aFetchWithTopicsReturnsOnlyThoseAndHowFarItLooked() throws {
@@ -51,7 +51,7 @@ struct EventCatchUpTests {
         init(_ stack: TestStack, service: String) throws {
             socket = try Socket(stack.context, .dealer)
             try socket.connect(stack.endpoint)
-            try socket.send(WorkerMessage.ready(service: service, credit: 8).frames)
+            try socket.send(stack.ready(service, credit: 8))
         }
         func requestsReceived(waiting milliseconds: Int) throws -> Int {
             var count = 0
@@ -98,7 +98,7 @@ struct EventCatchUpTests {
         init(_ stack: TestStack, service: String) throws {
             socket = try Socket(stack.context, .dealer)
             try socket.connect(stack.endpoint)
-            try socket.send(WorkerMessage.ready(service: service, credit: 8).frames)
+            try socket.send(stack.ready(service, credit: 8))
             Thread { [self] in
                 while lock.withLock({ running }) {
                     try? socket.send(WorkerMessage.heartbeat.frames)

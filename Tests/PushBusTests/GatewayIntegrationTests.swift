@@ -101,7 +101,7 @@ struct GatewayIntegrationTests {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "100", "--request-timeout-ms", "3000"])
         try stack.startGateway()
         let worker = try rawSocket(stack)
-        try worker.send(WorkerMessage.ready(service: "slow", credit: 2).frames)
+        try worker.send(stack.ready("slow", credit: 2))
         try stack.waitForService("slow")
         let client = try stack.client(timeoutMilliseconds: 6000)
         let started = Date()
@@ -151,7 +151,7 @@ struct GatewayIntegrationTests {
     @Test func aRequestInFlightWhenTheGatewayDiesEndsInAnErrorNotAHang() throws {
         let stack = try TestStack().start()
         let worker = try rawSocket(stack)
-        try worker.send(WorkerMessage.ready(service: "slow", credit: 1).frames)
+        try worker.send(stack.ready("slow", credit: 1))
         try stack.waitForService("slow")
         let client = try stack.client(timeoutMilliseconds: 1500)
         let started = Date()

@@ -54,7 +54,7 @@ extension GroupCommitTests {
 @Suite("outbox")
 struct OutboxTests {
     @Test func sequenceIsGaplessAndFollowsTransactions() throws {
-        let store = try Store(path: TestPaths.temporaryDirectory("outbox") + "/o.sqlite", migrations: [Outbox.migration])
+        let store = try Store(path: TestPaths.temporaryDirectory("outbox") + "/o.sqlite", migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
         let outbox = try Outbox(store: store, publisher: "test.0")
         let event = DeviceDeletedEvent(appKey: "a", registrationID: "r")
         try store.write { db in try outbox.append(event, in: db) }

@@ -17,7 +17,7 @@ final class ProbeHandler: RequestHandler {
         store = try Store(path: path, migrations: [
             Outbox.migration, Migration("probe-1", "CREATE TABLE deleted (registration_id TEXT PRIMARY KEY)"),
             Outbox.catchUpMigration,
-        ])
+        ] + WorkerTables.migrations)
         outbox = try Outbox(store: store, publisher: "probe")
         self.tickAt = tickAt
     }
@@ -112,7 +112,7 @@ final class RecorderHandler: RequestHandler {
             Outbox.migration,
             Migration("recorder-1", "CREATE TABLE applied (n INTEGER PRIMARY KEY, publisher TEXT NOT NULL, seq INTEGER NOT NULL)"),
             Outbox.catchUpMigration,
-        ])
+        ] + WorkerTables.migrations)
         outbox = try Outbox(store: store, publisher: "recorder")
     }
 
@@ -124,8 +124,9 @@ final class RecorderHandler: RequestHandler {
         try store.write { db in try db.run("INSERT INTO applied (publisher, seq) VALUES (?, ?)", event.publisher ?? "", event.sequence ?? -1) }
     }
 
+    /// Read on a connection of the caller's own: the store belongs to the worker's thread.
     func applied() throws -> [Int] {
-        try store.read { db in try db.rows("SELECT seq FROM applied ORDER BY n").compactMap { $0[0].int } }
+        try Database(path: store.path).rows("SELECT seq FROM applied ORDER BY n").compactMap { $0[0].int }
     }
 }
 
@@ -176,7 +177,7 @@ struct ReliableEventsTests {
 
     @Test func publishedEventsArePrunedAfterTheRetentionButNumberingGoesOn() throws {
         let store = try Store(path: TestPaths.temporaryDirectory("prune") + "/p.sqlite",
-                              migrations: [Outbox.migration, Outbox.catchUpMigration])
+                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
         let outbox = try Outbox(store: store, publisher: "p")
         for _ in 0..<5 { try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) } }
         #expect(try outbox.prune(before: Date().timeIntervalSince1970 + 1) == 4, "the newest stays")
@@ -200,14 +201,16 @@ struct ReliableEventsTests {
         }
         let (recorder, stop) = try startRecorder(stack, path: path, retentionHours: 1)
         defer { stop() }
-        func left() throws -> Int { try recorder.store.read { db in try db.value("SELECT COUNT(*) FROM outbox").int ?? -1 } }
+        // A connection of the test's own: the recorder's store belongs to the worker's thread.
+        let reader = try Database(path: path)
+        func left() throws -> Int { try reader.value("SELECT COUNT(*) FROM outbox").int ?? -1 }
         _ = try eventually(10, every: 20_000) { try left() <= 1 }
         #expect(try left() == 1, "every expired event but the newest is gone within seconds, not minutes")
     }
 
     @Test func pruningTakesTheOldestEventsABoundedBatchAtATime() throws {
         let store = try Store(path: TestPaths.temporaryDirectory("prune-batches") + "/p.sqlite",
-                              migrations: [Outbox.migration, Outbox.catchUpMigration])
+                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
         let outbox = try Outbox(store: store, publisher: "p")
         try store.write { db in
             for _ in 0..<10 { try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }

@@ -37,6 +37,12 @@ final class TestStack: @unchecked Sendable {
     /// A signer on the operator's side: admin, any app, any device.
     func signer() -> Signer { Signer(secrets: secrets) }
 
+    /// A worker's READY for `service`, with the credential the deployment's server.key gives it.
+    func ready(_ service: String, credit: Int) -> Message {
+        let credential = WorkerCredential(service: service, credit: credit, secrets: secrets)
+        return WorkerMessage.ready(service: service, credit: credit, credential: [credential.stamp, credential.proof]).frames
+    }
+
     /// A device command as a DEALER sends it, signed: `["", "MDPC01", "device", command, payload, proof]`.
     func signed(_ command: String, _ payload: String) -> Message {
         Message([Data(), MDP.client, Data("device".utf8)] + signer().sign(command: command, payload: Data(payload.utf8)))

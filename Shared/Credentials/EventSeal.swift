@@ -1,0 +1,36 @@
+import Foundation
+
+/// The signature a publisher puts on each event it sends (frame 3 of `[topic, JSON, proof]`, and the
+/// `proof` of a fetched event): `v1 service:<publisher> <hex HMAC-SHA256(service credential,
+/// topic + "\n" + JSON)>`. Only a process holding server.key can make one, so a peer that reaches
+/// the bus cannot put an event on it that a subscriber or the gateway would accept.
+public enum EventSeal {
+    /// The proof frame for `event` published under `topic` by `publisher`, whose credential is `key`.
+    public static func proof(topic: String, event: Data, publisher: String, key: String) -> Data {
+        Proof(principal: .service(name: publisher), key: key, command: topic, payload: event).frame
+    }
+}
+
+/// Checks event proofs, deriving each publisher's credential from server.key once. Owned by one thread.
+public struct EventVerifier {
+    private let secrets: Secrets
+    private var keys: [String: String] = [:]
+    /// Publisher names are few (a service or a shard of one); past this many (forged names that
+    /// somehow verified cannot exist, but garbage ones are looked up) the cache starts over.
+    static let cacheLimit = 4096
+
+    public init(secrets: Secrets) { self.secrets = secrets }
+
+    /// The service that signed `event` under `topic`, or nil when `proof` is not a valid publisher's proof.
+    public mutating func publisher(topic: String, event: Data, proof: Data) -> String? {
+        guard let proof = Proof(frame: proof), case .service(let name) = proof.principal else { return nil }
+        let key: String
+        if let known = keys[name] { key = known } else { key = secrets.serviceSecret(name) }
+        guard HMAC.equal(Proof.signature(key: key, command: topic, payload: event), proof.signature) else { return nil }
+        if keys[name] == nil {
+            if keys.count >= Self.cacheLimit { keys.removeAll() }
+            keys[name] = key
+        }
+        return name
+    }
+}
