@@ -77,8 +77,7 @@ public final class Broker {
         try eventsIn.bind(options.eventsIn)
         try eventsOut.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try eventsOut.bind(options.eventsOut)
-        // The gateway itself follows the workers' counters, whoever else subscribes.
-        try eventsIn.send(Message([Data([1]) + Data(WorkerMetrics.topicPrefix.utf8)]))
+        try followOwnTopics(eventsIn)
         if let address = options.metricsAddress {
             let parts = address.split(separator: ":")
             guard parts.count == 2, let port = UInt16(parts[1]) else {
@@ -120,6 +119,7 @@ public final class Broker {
             expireRequests(now: after)
             if after >= nextHeartbeat {
                 heartbeatWorkers(now: after)
+                try followOwnTopics(eventsIn)
                 recorder?.flush()
                 publishMetrics(now: after)
                 nextHeartbeat = after + Int64(options.heartbeatMilliseconds)
@@ -414,6 +414,14 @@ public final class Broker {
             try router.send(routed, wait: false)
         } catch {
             logger.warning("send failed", ["error": error])
+        }
+    }
+
+    /// The gateway itself follows the workers' counters and device deletions, whoever else does.
+    /// Said again every heartbeat: the last subscriber of a topic leaving unsubscribes it upstream.
+    private func followOwnTopics(_ eventsIn: Socket) throws {
+        for topic in [WorkerMetrics.topicPrefix, Topic.deviceDeleted.rawValue] {
+            try eventsIn.send(Message([Data([1]) + Data(topic.utf8)]), wait: false)
         }
     }
 

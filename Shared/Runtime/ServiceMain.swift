@@ -1,5 +1,6 @@
 import Foundation
 import Schema
+import SQLite
 import ZeroMQ
 
 /// What every service's `main.swift` does: parse flags, build the handler, trap signals, serve, exit.
@@ -26,8 +27,28 @@ public enum ServiceMain {
     private static func serve(_ service: Service, _ flags: Flags, _ options: WorkerOptions, _ logger: Logger,
                               _ makeHandler: (Flags, WorkerOptions, Logger) throws -> any RequestHandler) throws {
         let handler = try makeHandler(flags, options, logger)
+        warnIfAlone(handler.store, service: service, options: options, logger: logger)
         let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
                                    context: try Context(), logger: logger)
         try Lifecycle.serve(stopper: worker.stopper, parentPID: options.parentPID, logger: logger) { try worker.run() }
+    }
+
+    /// A database made just now beside other services' data, in a deployment older than a minute
+    /// (its server.key, written once at first start, says how old), means this service's data was
+    /// lost or moved away (the others remember devices and events it no longer has), or that the
+    /// service is new here: say so, naming the file. Its events start a new epoch, so subscribers
+    /// follow its new history rather than skip it.
+    private static func warnIfAlone(_ store: Store, service: Service, options: WorkerOptions, logger: Logger) {
+        guard store.isNew, !store.isInMemory else { return }
+        let directory = options.dataDirectory
+        let files = FileManager.default
+        guard let born = try? files.attributesOfItem(atPath: "\(directory)/server.key")[.modificationDate] as? Date,
+              born < Date().addingTimeInterval(-60) else { return }
+        let others = ((try? files.contentsOfDirectory(atPath: directory)) ?? []).filter {
+            $0.hasSuffix(".sqlite") && !$0.hasPrefix(service.name + ".") && !$0.hasPrefix(service.name + "-")
+        }.sorted()
+        guard !others.isEmpty else { return }
+        logger.warning("started on a new, empty database while the data directory holds other services' data: if this service ran here before, its data was lost",
+                       ["file": store.path, "others": others.joined(separator: ",")])
     }
 }

@@ -6,6 +6,8 @@ import Foundation
 /// Not Sendable: a store belongs to the thread that serves the service.
 public final class Store {
     public let path: String
+    /// Whether this open made the database: it had no migration applied before.
+    public let isNew: Bool
     private let db: Database
     private var writeDepth = 0
     /// Per open write level (the transaction, then each savepoint), how to undo the in-memory state
@@ -19,7 +21,7 @@ public final class Store {
         self.path = path
         db = try Database(path: path)
         try db.execute("PRAGMA busy_timeout = 5000")
-        if !isInMemory {
+        if path != Self.memoryPath {
             try db.execute("PRAGMA journal_mode = WAL")
         }
         try db.execute("PRAGMA synchronous = \(durable ? "FULL" : "NORMAL")")
@@ -34,11 +36,13 @@ public final class Store {
         // Checkpoint every 10,000 WAL pages instead of 1,000: a page rewritten by many commits is
         // copied into the database file once per checkpoint, not once per thousand pages.
         try db.execute("PRAGMA wal_autocheckpoint = 10000")
-        try Migrator(migrations).migrate(db)
+        let applied = try Migrator(migrations).migrate(db)
+        isNew = !migrations.isEmpty && applied.count == migrations.count
     }
 
     /// A private in-memory database (path ":memory:"): no file, so no WAL to checkpoint.
-    public var isInMemory: Bool { path == ":memory:" }
+    public var isInMemory: Bool { path == Self.memoryPath }
+    static let memoryPath = ":memory:"
 
     /// Runs `body` in a read transaction.
     @discardableResult
