@@ -6,6 +6,9 @@ import Schema
 struct LauncherOptions {
     var dataDirectory: String
     var host: String
+    /// Where the event bus listens: loopback unless told otherwise, since only the services on
+    /// this machine need it.
+    var busHost: String
     var basePort: Int
     var logLevel: String
     var readyTimeoutMilliseconds: Int
@@ -16,7 +19,8 @@ struct LauncherOptions {
 
     static let flags: [Flag] = [
         Flag("data-dir", default: "./data", help: "Directory for every service's database."),
-        Flag("host", default: "127.0.0.1", help: "Address the gateway binds and services dial."),
+        Flag("host", default: "127.0.0.1", help: "Address the gateway's request and metrics endpoints bind, and services dial."),
+        Flag("bus-host", default: "127.0.0.1", help: "Address the event bus (events in N+2, out N+3) binds; loopback keeps it from other machines."),
         Flag("base-port", default: "5555", help: "Requests on N, metrics N+1, events in N+2, events out N+3."),
         Flag("services", default: "all", help: "Comma-separated services to run, or all (those built)."),
         Flag("shards", default: "", help: "Shards per stateful service, e.g. tagging=2,badge=2 (the rest run one)."),
@@ -28,6 +32,7 @@ struct LauncherOptions {
     init(_ flags: Flags, binDirectory: String) throws(UsageError) {
         dataDirectory = flags.string("data-dir")
         host = flags.string("host")
+        busHost = flags.string("bus-host")
         basePort = try flags.int("base-port", in: 1...65_532)
         logLevel = flags.string("log-level")
         _ = try flags.logLevel()
@@ -64,6 +69,6 @@ struct LauncherOptions {
     }
 
     var requestEndpoint: String { "tcp://\(host):\(basePort)" }
-    var eventsInEndpoint: String { "tcp://\(host):\(basePort + 2)" }
-    var eventsOutEndpoint: String { "tcp://\(host):\(basePort + 3)" }
+    var eventsInEndpoint: String { "tcp://\(busHost):\(basePort + 2)" }
+    var eventsOutEndpoint: String { "tcp://\(busHost):\(basePort + 3)" }
 }
