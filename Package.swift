@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Schema", "SQLite"],
                           path: "Tools/BenchBadge"),
 
-        .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Schema", "SQLite"],
+        .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Schema", "SQLite", "Credentials"],
                           path: "Tools/BenchHotPath"),
 
         // Tests.

@@ -67,9 +67,11 @@ public final class ServiceWorker {
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
             if ready[1] { break }
             if ready[0] {
-                lastReceived = Clock.milliseconds()
                 switch try serveAvailable(broker, events: events) {
-                case .served(let replied): if replied { lastSent = Clock.milliseconds() }
+                case .served(let replied):
+                    // The gateway spoke before the batch: the time spent serving it is not its silence.
+                    lastReceived = Clock.milliseconds()
+                    if replied { lastSent = lastReceived }
                 case .disconnected: lastReceived = 0
                 }
             }

@@ -49,6 +49,21 @@ struct LauncherTests {
         #expect(Ports.isFree(base), "the gateway is gone with the launcher")
     }
 
+    @Test func theEventBusStaysOnLoopbackWhenRequestsAreOpenToTheNetwork() throws {
+        let base = Ports.freeBase()
+        let directory = TestPaths.temporaryDirectory("launcher")
+        let launcher = try RunningProcess(TestPaths.executable("pushbus"),
+                                          ["--base-port", String(base), "--host", "0.0.0.0", "--services", "registration",
+                                           "--data-dir", "\(directory)/data"],
+                                          logDirectory: directory)
+        defer { launcher.terminate() }
+        let deadline = Date().addingTimeInterval(60)
+        while !launcher.output.contains("pushbus: ready") && Date() < deadline && launcher.isRunning { usleep(50_000) }
+        #expect(launcher.output.contains("endpoint=tcp://0.0.0.0:\(base)"), "\(launcher.output)")
+        #expect(launcher.output.contains("events.in=tcp://127.0.0.1:\(base + 2)"))
+        #expect(launcher.output.contains("events.out=tcp://127.0.0.1:\(base + 3)"))
+    }
+
     @Test func launcherRestartsACrashedChild() throws {
         let base = Ports.freeBase()
         let directory = TestPaths.temporaryDirectory("launcher")
