@@ -71,12 +71,13 @@ struct Authenticator {
     }
 
     /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID
-    /// rather than a device: the device or the app. `app.create` and internal commands: the admin.
+    /// rather than a device: the device or the app. A re-registration (`device.register` signed):
+    /// the device or its app. `app.create` and internal commands: the admin.
     private func may(_ principal: Principal, call command: Command?) -> Bool {
         guard let command, command != .appCreate else { return principal == .admin }
         switch principal {
         case .admin: return false
-        case .app: return command.isAppWide || (command.service == .analytics && command != .statsReport)
+        case .app: return command.isAppWide || command == .deviceRegister || (command.service == .analytics && command != .statsReport)
         case .device: return !command.isAppWide
         }
     }
