@@ -21,6 +21,8 @@ struct SchemaCatalogTests {
                 DeviceRegister(appKey: app, platform: "ios", deviceID: "idfv-1", apnsToken: "abcd01",
                                apnsProduction: true, sdkVersion: "5.2.0"),
                 keys: ["app_key", "platform", "device_id", "apns_token", "apns_production", "sdk_version"])
+            SchemaFixture.expectPayload(DeviceRegister(appKey: app, platform: "ios", deviceID: "idfv-1", registrationID: rid),
+                                        keys: ["app_key", "platform", "device_id", "registration_id"])
             SchemaFixture.expectReply(DeviceRegistered(registrationID: rid, isNew: true),
                                       keys: ["registration_id", "is_new"])
         case .deviceGet:
