@@ -45,6 +45,7 @@ public final class AnalyticsHandler: RequestHandler {
         case .maProperty: return try changeProperty(request.decode(MAProperty.self), by: signer)
         case .maChannelValue: return try setChannelValues(request.decode(MAChannelValue.self), by: signer)
         case .maProfile: return try profile(request.decode(MAUserRef.self), by: signer)
+        case .maErase: return try erase(request.decode(MAUserRef.self), by: signer)
         case .statsReport: return try report(request.decode(StatsReport.self))
         case .statsMessage: return try messageStats(request.decode(StatsMessage.self))
         case .statsEvents: return try eventStats(request.decode(StatsEvents.self))
@@ -180,6 +181,16 @@ public final class AnalyticsHandler: RequestHandler {
         }
     }
 
+    /// `ma.erase`, the app's call for a user's right to erasure: everything kept about the user
+    /// (`UserErasure`), in the request's transaction; -2 for an EUID the app does not have (erased
+    /// already). A device may not erase (1008), not even its own user.
+    func erase(_ p: MAUserRef, by signer: Principal? = nil) throws -> MAErased {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        if Self.device(signer) != nil { throw CommandError(.appKeyInvalid, "only the app may erase a user") }
+        return try store.write { db in try UserErasure().erase(db, euid: try live(db, euid, appKey, by: signer)) }
+    }
+
     // MARK: events
 
     /// Stores the good events of a batch (each with the batch's UTM properties), counts them by hour and
@@ -275,7 +286,7 @@ public final class AnalyticsHandler: RequestHandler {
     }
 
     /// Counts the event as `$<topic>` in its app's hour; a deleted device's push reports and its
-    /// bindings to EUIDs are forgotten (the users' MA data stays).
+    /// bindings to EUIDs are forgotten (the users' MA data stays: `ma.erase` removes it).
     public func apply(_ event: BusEvent) throws {
         guard let topic = Topic(rawValue: event.topic) else { return }
         let fact = try JSONTreeDecoder().decode(Fact.self, from: event.data)

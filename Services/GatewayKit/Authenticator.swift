@@ -71,14 +71,15 @@ struct Authenticator {
     }
 
     /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID
-    /// rather than a device: the device or the app. A re-registration (`device.register` signed):
-    /// the device or its app. `app.create` and internal commands: the admin.
+    /// rather than a device: the device or the app, but erasing a user (`ma.erase`) the app only.
+    /// A re-registration (`device.register` signed): the device or its app. `app.create` and
+    /// internal commands: the admin.
     private func may(_ principal: Principal, call command: Command?) -> Bool {
         guard let command, command != .appCreate else { return principal == .admin }
         switch principal {
         case .admin: return false
         case .app: return command.isAppWide || command == .deviceRegister || (command.service == .analytics && command != .statsReport)
-        case .device: return !command.isAppWide
+        case .device: return !command.isAppWide && command != .maErase
         }
     }
 

@@ -95,5 +95,10 @@ struct AnalyticsDeviceBindingTests {
         #expect(start(by: "ra", "phone-a") == first)
         #expect(signed(by: "ra", "ma.profile", #"{"euid":"\#(second)"}"#).code == 0)
     }
-}
 
+    @Test func aDeviceMayNotEraseAUser() {
+        let a = start(by: "ra", "phone-a")
+        #expect(signed(by: "ra", "ma.erase", #"{"euid":"\#(a)"}"#).code == 1008)
+        #expect(signed(by: "ra", "ma.profile", #"{"euid":"\#(a)"}"#).code == 0)
+    }
+}

@@ -177,6 +177,33 @@ struct AnalyticsIntegrationTests {
         #expect(try signed(by: a, "ma.start", #""device_id":"phone-a""#)["euid"] == alice.json)
     }
 
+    @Test func theAppErasesOneUserAndADeviceCannot() throws {
+        let stack = try TestStack().start(["registration", "analytics"])
+        let client = try stack.client()
+        let a = try client.register(deviceID: "phone-a")
+        var euids: [String] = []
+        for (device, name) in [(a, "alice"), (try client.register(deviceID: "phone-b"), "bob")] {
+            let euid = try #require(try call(client, "ma.start", #"{"app_key":"app1","registration_id":"\#(device)","device_id":"\#(name)-phone"}"#)["euid"]?.string)
+            #expect(try call(client, "ma.identify", #"{"app_key":"app1","euid":"\#(euid)","user_id":"\#(name)","phone":"+658000000\#(euids.count)"}"#).code == 0)
+            #expect(try call(client, "ma.contact", #"{"app_key":"app1","euid":"\#(euid)","contacts":{"email":"\#(name)@example.com"}}"#).code == 0)
+            #expect(try call(client, "ma.events", #"{"app_key":"app1","euid":"\#(euid)","events":[{"name":"open"}]}"#)["accepted"] == .number(1))
+            euids.append(euid)
+        }
+        let (alice, bob) = (euids[0], euids[1])
+        let bobBefore = try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(bob)"}"#)
+
+        let byDevice = try call(client, "ma.erase", #"{"app_key":"app1","registration_id":"\#(a)","euid":"\#(alice)"}"#)
+        #expect(byDevice.code == 1008, "\(byDevice)")
+        #expect(try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(alice)"}"#)["contacts"] == json(#"{"email":"alice@example.com"}"#))
+
+        let erased = try call(client, "ma.erase", #"{"app_key":"app1","euid":"\#(alice)","seq":3}"#)
+        #expect(erased == json(#"{"code":0,"seq":3,"euids":1,"identities":2,"contacts":1,"properties":0,"channel_values":0,"events":1,"sessions":1,"installs":1,"devices":1}"#))
+        #expect(try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(alice)"}"#).code == -2)
+        #expect(try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(bob)"}"#) == bobBefore, "other users untouched")
+        let again = try #require(try call(client, "ma.start", #"{"app_key":"app1","registration_id":"\#(a)","device_id":"alice-phone"}"#)["euid"]?.string)
+        #expect(again != alice, "the device starts afresh")
+    }
+
     @Test func theSessionTimeoutIsSetPerAppByFlag() throws {
         let stack = try TestStack()
         try stack.startGateway()
