@@ -252,6 +252,7 @@ public final class AnalyticsHandler: RequestHandler {
         let subject = try isPage ? Validate.required(p.page, "page", maxBytes: 256)
                                  : Validate.required(p.msgID, "msg_id", maxBytes: 128)
         try store.write { db in
+            guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
             guard try !reports.isForgotten(db, registrationID: registrationID) else {
                 throw CommandError.invalid("registration_id was deleted")
             }

@@ -94,8 +94,8 @@ struct BadgeIntegrationTests {
         #expect(try client.json("device.delete", ["app_key": "app1".json, "registration_id": id.json]).code == 0)
         let deadline = Date().addingTimeInterval(10)
         while try client.badgeGet(id).code == 0 && Date() < deadline { usleep(20_000) }
-        #expect(try client.badgeGet(id).code == 6017, "device.deleted reached the badge service")
-        #expect(try client.badgeSet(id, 1).code == 6017)
+        #expect(try client.badgeGet(id).code == 1008, "device.deleted reached the badge service")
+        #expect(try client.badgeSet(id, 1).code == 1008)
         #expect(try client.badgeApply([id], "+1", msgID: "after-delete").strings("unknown") == [id])
     }
 

@@ -75,11 +75,10 @@ struct TaggingIntegrationTests {
         #expect(try client.json("alias.set", device.merging(["alias": "owner".json]) { $1 }).code == 0)
         #expect(try client.json("device.delete", device).code == 0)
 
-        // device.deleted travels registration → bus → tagging; wait for its effect, bounded.
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, strings(try client.json("tags.get", device)["tags"]) != [] { usleep(20_000) }
-        #expect(strings(try client.json("tags.get", device)["tags"]) == [])
-        #expect(try client.json("alias.get", device)["alias"] == .null)
+        // device.deleted travels registration → bus → tagging; wait for its effect, bounded. The
+        // device is refused from then on (1008 "device deleted"), so the app's queries show it.
+        #expect(try eventually(30) { try client.json("tags.get", device).code == 1008 })
+        #expect(try client.json("alias.get", device).code == 1008)
         #expect(strings(try client.json("alias.lookup", ["app_key": "app1".json, "alias": "owner".json])["registration_ids"]) == [])
         #expect(try client.json("tags.count", ["app_key": "app1".json, "tags": .array(["vip".json])])["counts"]
                 == .object(["vip": .number(0)]))
