@@ -22,9 +22,13 @@ struct Authenticator {
     /// The proof frame to forward with the request once it verified (nil for an unsigned
     /// registration), or why the request is refused.
     /// `claims` is the payload as the broker read it; a device command without its registration_id
-    /// is answered 6001 before its proof is looked at.
+    /// is answered 6001 before its proof is looked at, one with a list of them 6017 (only app-wide
+    /// queries take a list).
     mutating func check(command: String, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Data?, CommandError> {
         let known = Command(rawValue: command)
+        if claims.registrationIDIsList, known?.isAppWide != true {
+            return .failure(.invalid("field registration_id: expected a string"))
+        }
         if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
            claims.registrationID == nil {
             return .failure(.empty("missing field registration_id"))
