@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -6,11 +7,15 @@ import SQLite
 /// The `analytics` service: MA identities (EUIDs), user properties, contacts, channel values, events and
 /// sessions, push statistics, and counts of what other services publish. Owns its store; the worker loop
 /// group-commits its calls.
+///
+/// Who may address which user: the app (`app:<app_key>`) any EUID of its app; a device only the EUIDs
+/// bound to it (`DeviceBindings`), which its own `ma.start` and `ma.identify` give it (1008 otherwise).
 public final class AnalyticsHandler: RequestHandler {
     public let store: Store
     public let outbox: Outbox
     public let settings: AnalyticsSettings
     private let identities: IdentityStore
+    private let bindings = DeviceBindings()
     private let profiles = ProfileStore()
     private let events = EventStore()
     private let reports = ReportStore()
@@ -31,14 +36,16 @@ public final class AnalyticsHandler: RequestHandler {
         guard let command = Command(rawValue: request.command), command.service == .analytics else {
             throw CommandError.invalid("unknown command \(request.command.prefix(64)) for analytics")
         }
+        let signer = request.principal
         switch command {
-        case .maStart: return try start(request.decode(MAStart.self))
-        case .maIdentify: return try identify(request.decode(MAIdentify.self))
-        case .maContact: return try setContacts(request.decode(MAContact.self), given: request.decode(ContactUpdate.Keys.self))
-        case .maEvents: return try record(request.decode(MAEvents.self))
-        case .maProperty: return try changeProperty(request.decode(MAProperty.self))
-        case .maChannelValue: return try setChannelValues(request.decode(MAChannelValue.self))
-        case .maProfile: return try profile(request.decode(MAUserRef.self))
+        case .maStart: return try start(request.decode(MAStart.self), by: signer)
+        case .maIdentify: return try identify(request.decode(MAIdentify.self), by: signer)
+        case .maContact: return try setContacts(request.decode(MAContact.self), given: request.decode(ContactUpdate.Keys.self), by: signer)
+        case .maEvents: return try record(request.decode(MAEvents.self), by: signer)
+        case .maProperty: return try changeProperty(request.decode(MAProperty.self), by: signer)
+        case .maChannelValue: return try setChannelValues(request.decode(MAChannelValue.self), by: signer)
+        case .maProfile: return try profile(request.decode(MAUserRef.self), by: signer)
+        case .maErase: return try erase(request.decode(MAUserRef.self), by: signer)
         case .statsReport: return try report(request.decode(StatsReport.self))
         case .statsMessage: return try messageStats(request.decode(StatsMessage.self))
         case .statsEvents: return try eventStats(request.decode(StatsEvents.self))
@@ -48,27 +55,33 @@ public final class AnalyticsHandler: RequestHandler {
 
     // MARK: identity
 
-    func start(_ p: MAStart) throws -> MAStarted {
+    /// The install's EUID when the app asks. When a device asks, its own current EUID (a new one on
+    /// its first call), whatever `device_id` it names: the install follows it unless the install is
+    /// another device's.
+    func start(_ p: MAStart, by signer: Principal? = nil) throws -> MAStarted {
         let appKey = try Validate.appKey(p.appKey)
         let deviceID = try Validate.required(p.deviceID, "device_id", maxBytes: 128)
         let identifiers = IdentifierCleanup.clean(p.user).valid
+        let device = Self.device(signer)
         let now = clock()
         return try store.write { db in
-            let current = try identities.install(db, appKey: appKey, deviceID: deviceID)
+            let current = try (device.map { try bindings.current(db, registrationID: $0) }
+                               ?? identities.install(db, appKey: appKey, deviceID: deviceID))
                 .flatMap { try identities.live(db, euid: $0, appKey: appKey) }
             let euid: String
             if identifiers.isEmpty {
                 euid = try current ?? identities.create(db, appKey: appKey, now: now)
             } else {
-                euid = try resolver.resolve(db, appKey: appKey, current: current, identifiers: identifiers, now: now).euid
+                euid = try resolver.resolve(db, appKey: appKey, current: current, identifiers: identifiers, now: now,
+                                            device: device).euid
             }
-            try identities.setInstall(db, appKey: appKey, deviceID: deviceID, euid: euid)
+            try follow(db, appKey: appKey, deviceID: deviceID, euid: euid, device: device)
             return MAStarted(euid: euid)
         }
     }
 
     /// -3 when no identifier survives the cleanup; otherwise code 0 with a result per field in `message`.
-    func identify(_ p: MAIdentify) throws -> MAIdentified {
+    func identify(_ p: MAIdentify, by signer: Principal? = nil) throws -> MAIdentified {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let deviceID = try p.deviceID.map { try Validate.required($0, "device_id", maxBytes: 128) }
@@ -77,24 +90,41 @@ public final class AnalyticsHandler: RequestHandler {
             let rejected = MAIdentified(euid: euid, results: Self.byName(cleaned.rejected)).message
             throw CommandError(.maInvalidParameter, rejected.isEmpty ? "no identifier given: user_id, anonymous_id, email or phone" : rejected)
         }
+        let device = Self.device(signer)
         let now = clock()
         return try store.write { db in
-            let current = try live(db, euid, appKey)
-            let resolution = try resolver.resolve(db, appKey: appKey, current: current, identifiers: cleaned.valid, now: now)
-            if let deviceID { try identities.setInstall(db, appKey: appKey, deviceID: deviceID, euid: resolution.euid) }
+            let current = try live(db, euid, appKey, by: signer)
+            let resolution = try resolver.resolve(db, appKey: appKey, current: current, identifiers: cleaned.valid, now: now,
+                                                  device: device)
+            if let device { try bindings.bind(db, registrationID: device, euid: resolution.euid) }
+            if let deviceID { try follow(db, appKey: appKey, deviceID: deviceID, euid: resolution.euid, device: device) }
             let results = resolution.results.merging(cleaned.rejected) { kept, _ in kept }
             return MAIdentified(euid: resolution.euid, results: Self.byName(results))
         }
     }
 
+    /// Points the install at `euid`, and binds `euid` to the device that signed. An install whose
+    /// EUID is not bound to that device is another device's (or the app's) and stays where it is.
+    private func follow(_ db: Database, appKey: String, deviceID: String, euid: String, device: String?) throws {
+        if let device {
+            try bindings.bind(db, registrationID: device, euid: euid)
+            if let held = try identities.install(db, appKey: appKey, deviceID: deviceID)
+                .flatMap({ try identities.live(db, euid: $0, appKey: appKey) }),
+               try !bindings.isBound(db, registrationID: device, euid: held) {
+                return
+            }
+        }
+        try identities.setInstall(db, appKey: appKey, deviceID: deviceID, euid: euid)
+    }
+
     // MARK: profile
 
-    func setContacts(_ p: MAContact, given: ContactUpdate.Keys) throws -> Empty {
+    func setContacts(_ p: MAContact, given: ContactUpdate.Keys, by signer: Principal? = nil) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let update = try ContactUpdate(p.contacts, given: given.contacts.map { Array($0.keys) } ?? [])
         try store.write { db in
-            let live = try live(db, euid, appKey)
+            let live = try live(db, euid, appKey, by: signer)
             for change in update.changes {
                 try profiles.setContact(db, euid: live, kind: change.kind, value: change.value)
             }
@@ -102,18 +132,18 @@ public final class AnalyticsHandler: RequestHandler {
         return Empty()
     }
 
-    func changeProperty(_ p: MAProperty) throws -> Empty {
+    func changeProperty(_ p: MAProperty, by signer: Principal? = nil) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let operation = try PropertyOperation(p)
         try store.write { db in
-            try PropertyEditor(profiles: profiles).apply(operation, euid: try live(db, euid, appKey), appKey: appKey, in: db)
+            try PropertyEditor(profiles: profiles).apply(operation, euid: try live(db, euid, appKey, by: signer), appKey: appKey, in: db)
         }
         return Empty()
     }
 
     /// Values are trimmed; the list and every trimmed value must be non-empty; duplicates are dropped.
-    func setChannelValues(_ p: MAChannelValue) throws -> Empty {
+    func setChannelValues(_ p: MAChannelValue, by signer: Principal? = nil) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         guard let channelID = p.channelID else { throw CommandError.empty("channel_id is missing") }
@@ -127,16 +157,16 @@ public final class AnalyticsHandler: RequestHandler {
             throw CommandError.invalid("at most 100 values of at most 1024 bytes each")
         }
         try store.write { db in
-            try profiles.setChannel(db, euid: try live(db, euid, appKey), channelID: channelID, values: values)
+            try profiles.setChannel(db, euid: try live(db, euid, appKey, by: signer), channelID: channelID, values: values)
         }
         return Empty()
     }
 
-    func profile(_ p: MAUserRef) throws -> MAProfile {
+    func profile(_ p: MAUserRef, by signer: Principal? = nil) throws -> MAProfile {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         return try store.read { db in
-            let live = try live(db, euid, appKey)
+            let live = try live(db, euid, appKey, by: signer)
             let ids = try identities.identities(db, euid: live)
             let contacts = try profiles.contacts(db, euid: live)
             let channels = try profiles.channels(db, euid: live)
@@ -151,16 +181,26 @@ public final class AnalyticsHandler: RequestHandler {
         }
     }
 
+    /// `ma.erase`, the app's call for a user's right to erasure: everything kept about the user
+    /// (`UserErasure`), in the request's transaction; -2 for an EUID the app does not have (erased
+    /// already). A device may not erase (1008), not even its own user.
+    func erase(_ p: MAUserRef, by signer: Principal? = nil) throws -> MAErased {
+        let appKey = try Validate.appKey(p.appKey)
+        let euid = try Self.euid(p.euid)
+        if Self.device(signer) != nil { throw CommandError(.appKeyInvalid, "only the app may erase a user") }
+        return try store.write { db in try UserErasure().erase(db, euid: try live(db, euid, appKey, by: signer)) }
+    }
+
     // MARK: events
 
     /// Stores the good events of a batch (each with the batch's UTM properties), counts them by hour and
     /// folds them into the user's sessions; bad events are listed in `rejected`.
-    func record(_ p: MAEvents) throws -> MAEventsAccepted {
+    func record(_ p: MAEvents, by signer: Principal? = nil) throws -> MAEventsAccepted {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let batch = try EventBatch(p, now: clock())
         try store.write { db in
-            let live = try live(db, euid, appKey)
+            let live = try live(db, euid, appKey, by: signer)
             for event in batch.events {
                 try events.insert(db, euid: live, name: event.name, time: event.time, properties: event.properties, utm: batch.utm)
             }
@@ -212,6 +252,7 @@ public final class AnalyticsHandler: RequestHandler {
         let subject = try isPage ? Validate.required(p.page, "page", maxBytes: 256)
                                  : Validate.required(p.msgID, "msg_id", maxBytes: 128)
         try store.write { db in
+            guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
             guard try !reports.isForgotten(db, registrationID: registrationID) else {
                 throw CommandError.invalid("registration_id was deleted")
             }
@@ -245,7 +286,8 @@ public final class AnalyticsHandler: RequestHandler {
         [.deviceRegistered, .deviceDeleted, .tagsChanged, .aliasChanged, .badgeChanged, .localFired]
     }
 
-    /// Counts the event as `$<topic>` in its app's hour; a deleted device's push reports are forgotten.
+    /// Counts the event as `$<topic>` in its app's hour; a deleted device's push reports and its
+    /// bindings to EUIDs are forgotten (the users' MA data stays: `ma.erase` removes it).
     public func apply(_ event: BusEvent) throws {
         guard let topic = Topic(rawValue: event.topic) else { return }
         let fact = try JSONTreeDecoder().decode(Fact.self, from: event.data)
@@ -254,6 +296,7 @@ public final class AnalyticsHandler: RequestHandler {
             try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)
             if topic == .deviceDeleted, let registrationID = fact.registrationID {
                 try reports.forget(db, appKey: fact.appKey, registrationID: registrationID, now: clock())
+                try bindings.forget(db, registrationID: registrationID)
             }
         }
     }
@@ -270,12 +313,22 @@ public final class AnalyticsHandler: RequestHandler {
 
     private var resolver: IdentityResolver { IdentityResolver(identities: identities) }
 
-    /// The live EUID for `euid` in the app; -2 when the app has no such EUID (`ma.start` not called).
-    private func live(_ db: Database, _ euid: String, _ appKey: String) throws -> String {
+    /// The live EUID for `euid` in the app; -2 when the app has no such EUID (`ma.start` not called),
+    /// 1008 when a device signed and it is not bound to that device.
+    private func live(_ db: Database, _ euid: String, _ appKey: String, by signer: Principal?) throws -> String {
         guard let live = try identities.live(db, euid: euid, appKey: appKey) else {
             throw CommandError(.maNotStarted, "unknown euid for this app_key: call ma.start first")
         }
+        if let device = Self.device(signer), try !bindings.isBound(db, registrationID: device, euid: live) {
+            throw CommandError(.appKeyInvalid, "euid is not this device's: a device acts only on the EUID its own ma.start gave it")
+        }
         return live
+    }
+
+    /// The registration ID of the device that signed, or nil when the app did (or nobody, in tests).
+    private static func device(_ signer: Principal?) -> String? {
+        if case .device(let id)? = signer { return id }
+        return nil
     }
 
     /// `euid`: required (6001), 1..64 letters, digits, `_` or `-` (6017).

@@ -112,5 +112,16 @@ enum AnalyticsSchema {
             ) WITHOUT ROWID;
             """),
         Outbox.catchUpMigration,
+        // The EUIDs each device may act on (`DeviceBindings`): those its own signed ma.start and
+        // ma.identify gave it, the latest bound being the one its ma.start answers.
+        Migration("analytics-2", """
+            CREATE TABLE device_euids (
+                registration_id TEXT NOT NULL,
+                euid TEXT NOT NULL,
+                bound_order INTEGER NOT NULL,
+                PRIMARY KEY (registration_id, euid)
+            ) WITHOUT ROWID;
+            CREATE INDEX device_euids_by_euid ON device_euids (euid);
+            """),
     ] + WorkerTables.migrations
 }

@@ -12,8 +12,11 @@ import SQLite
 /// 3. Every other anonymous EUID among the current one and the holders is merged into the result.
 /// 4. An identified EUID is never merged into another: an identifier it holds stays with it and gets
 ///    the per-field result -1.
+/// 5. When a device signed the request, an EUID not bound to that device is out of its reach: never
+///    the result, never merged; an identifier it holds stays with it and gets -1.
 struct IdentityResolver {
     let identities: IdentityStore
+    var bindings = DeviceBindings()
 
     struct Resolution: Equatable {
         let euid: String
@@ -21,30 +24,42 @@ struct IdentityResolver {
     }
 
     static let heldByAnotherUser = "User identifier belongs to another identified user"
+    static let heldOutOfReach = "User identifier belongs to another user"
 
+    /// `device`: the registration ID of the device that signed the request (rule 5), nil when the app did.
     func resolve(_ db: Database, appKey: String, current: String?, identifiers: [IdentifierKind: String],
-                 now: Double) throws -> Resolution {
+                 now: Double, device: String? = nil) throws -> Resolution {
         var holders: [IdentifierKind: String] = [:]
         for (kind, value) in identifiers {
             holders[kind] = try identities.owner(db, appKey: appKey, kind: kind, value: value)
         }
+        var outOfReach: Set<String> = []
+        if let device {
+            for holder in Set(holders.values) where try holder != current && !bindings.isBound(db, registrationID: device, euid: holder) {
+                outOfReach.insert(holder)
+            }
+        }
+        let reachable = holders.filter { !outOfReach.contains($0.value) }
         var candidates: [String] = []
-        for euid in [holders[.userID], holders[.email], holders[.phone], holders[.anonymousID], current].compactMap({ $0 })
+        for euid in [reachable[.userID], reachable[.email], reachable[.phone], reachable[.anonymousID], current].compactMap({ $0 })
         where !candidates.contains(euid) {
             candidates.append(euid)
         }
         var identified: Set<String> = []
         for euid in candidates where try identities.isIdentified(db, euid: euid) { identified.insert(euid) }
 
-        let target = try choose(db, appKey: appKey, current: current, givesUserID: identifiers[.userID] != nil,
-                                holders: holders, identified: identified, now: now)
+        let givesUserID = identifiers[.userID] != nil && holders[.userID].map(outOfReach.contains) != true
+        let target = try choose(db, appKey: appKey, current: current, givesUserID: givesUserID,
+                                holders: reachable, identified: identified, now: now)
         for euid in candidates where euid != target && !identified.contains(euid) {
             try identities.merge(db, euid, into: target)
         }
         var results: [IdentifierKind: MAFieldResult] = [:]
         for kind in IdentifierKind.allCases {
             guard let value = identifiers[kind] else { continue }
-            if let holder = holders[kind], holder != target, identified.contains(holder) {
+            if let holder = holders[kind], outOfReach.contains(holder) {
+                results[kind] = MAFieldResult(code: .maFailed, msg: Self.heldOutOfReach)
+            } else if let holder = holders[kind], holder != target, identified.contains(holder) {
                 results[kind] = MAFieldResult(code: .maFailed, msg: Self.heldByAnotherUser)
             } else {
                 try identities.bind(db, appKey: appKey, kind: kind, value: value, euid: target)

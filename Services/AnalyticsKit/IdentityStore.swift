@@ -74,7 +74,8 @@ struct IdentityStore {
 
     /// Moves everything `source` owns to `target`: identifiers, contacts, properties and channel values
     /// the target lacks (the target's own win, the source's others are dropped), all events and sessions,
-    /// and its installs. `source` then forwards to `target`, as does every EUID merged into it before.
+    /// its installs and the devices bound to it. `source` then forwards to `target`, as does every EUID
+    /// merged into it before.
     func merge(_ db: Database, _ source: String, into target: String) throws {
         try db.run("DELETE FROM identities WHERE euid = ? AND kind IN (SELECT kind FROM identities WHERE euid = ?)", source, target)
         try db.run("UPDATE identities SET euid = ? WHERE euid = ?", target, source)
@@ -89,6 +90,8 @@ struct IdentityStore {
         try db.run("UPDATE events SET euid = ? WHERE euid = ?", target, source)
         try db.run("UPDATE sessions SET euid = ? WHERE euid = ?", target, source)
         try db.run("UPDATE installs SET euid = ? WHERE euid = ?", target, source)
+        try db.run("UPDATE OR IGNORE device_euids SET euid = ? WHERE euid = ?", target, source)
+        try db.run("DELETE FROM device_euids WHERE euid = ?", source)
         try db.run("UPDATE euids SET merged_into = ? WHERE euid = ? OR merged_into = ?", target, source, source)
     }
 }

@@ -117,6 +117,7 @@ public final class BadgeHandler: RequestHandler {
         case .deviceRegistered:
             let registered = try event.decode(DeviceRegisteredEvent.self).body
             try store.write { db in
+                guard try !Tombstones.contains(db, registrationID: registered.registrationID) else { return }
                 try badges.learn(db, registrationID: registered.registrationID, appKey: registered.appKey)
             }
         case .deviceDeleted:
@@ -149,8 +150,9 @@ public final class BadgeHandler: RequestHandler {
         (try Validate.appKey(appKey), try Validate.registrationID(registrationID))
     }
 
-    /// The device if this service knows it for `appKey`; 1008 when it belongs to another app,
-    /// 6017 when it was deleted.
+    /// The device if this service knows it for `appKey`; 1008 when it belongs to another app or was
+    /// deleted (its tombstone is kept for good, whoever asks), 6017 when it was forgotten before
+    /// tombstones were kept.
     private func known(_ db: Database, appKey: String, registrationID: String) throws -> BadgeStore.Device? {
         if let device = try badges.device(db, registrationID: registrationID) {
             guard device.appKey == appKey else {
@@ -158,6 +160,7 @@ public final class BadgeHandler: RequestHandler {
             }
             return device
         }
+        guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
         guard try !badges.isForgotten(db, registrationID: registrationID) else {
             throw CommandError.invalid("unknown registration_id: the device was deleted")
         }

@@ -24,9 +24,13 @@ struct Authenticator {
     /// The proof frame to forward with the request once it verified (nil for an unsigned
     /// registration), or why the request is refused.
     /// `claims` is the payload as the broker read it; a device command without its registration_id
-    /// is answered 6001 before its proof is looked at.
+    /// is answered 6001 before its proof is looked at, one with a list of them 6017 (only app-wide
+    /// queries take a list).
     mutating func check(command: String, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Data?, CommandError> {
         let known = Command(rawValue: command)
+        if claims.registrationIDIsList, known?.isAppWide != true {
+            return .failure(.invalid("field registration_id: expected a string"))
+        }
         if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
            claims.registrationID == nil {
             return .failure(.empty("missing field registration_id"))
@@ -95,8 +99,9 @@ struct Authenticator {
     }
 
     /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID
-    /// rather than a device: the device or the app. `app.create`: the admin. Internal commands
-    /// (`events.fetch`): PushBus's own services, and the admin.
+    /// rather than a device: the device or the app, but erasing a user (`ma.erase`) the app only.
+    /// A re-registration (`device.register` signed): the device or its app. `app.create`: the admin.
+    /// Internal commands (`events.fetch`): PushBus's own services, and the admin.
     private func may(_ principal: Principal, call command: Command?) -> Bool {
         guard let command else {
             if case .service = principal { return true }
@@ -105,8 +110,8 @@ struct Authenticator {
         guard command != .appCreate else { return principal == .admin }
         switch principal {
         case .admin, .service: return false
-        case .app: return command.isAppWide || (command.service == .analytics && command != .statsReport)
-        case .device: return !command.isAppWide
+        case .app: return command.isAppWide || command == .deviceRegister || (command.service == .analytics && command != .statsReport)
+        case .device: return !command.isAppWide && command != .maErase
         }
     }
 

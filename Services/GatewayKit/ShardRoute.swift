@@ -14,6 +14,9 @@ enum ShardRoute: Equatable {
         }
         let key: String?
         switch command {
+        case .deviceRegister where keys.registrationID != nil:
+            // A re-registration goes where its device lives.
+            key = keys.registrationID
         case .deviceRegister, .maStart:
             // No ID yet: the install's key picks the shard, and the shard gives out an ID that hashes to it.
             key = keys.deviceID.flatMap { device in keys.appKey.map { ShardHash.installKey(appKey: $0, deviceID: device) } }

@@ -20,6 +20,11 @@ struct DeviceStore {
         try db.value("SELECT registration_id FROM devices WHERE app_key = ? AND device_id = ?", appKey, deviceID).string
     }
 
+    /// The install id a stored device registered with (nil when it gave none).
+    func deviceID(_ db: Database, registrationID: String) throws -> String? {
+        try db.value("SELECT device_id FROM devices WHERE registration_id = ?", registrationID).string
+    }
+
     func exists(_ db: Database, registrationID: String) throws -> Bool {
         try db.value("SELECT 1 FROM devices WHERE registration_id = ?", registrationID) != .null
     }

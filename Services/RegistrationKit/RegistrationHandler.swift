@@ -33,7 +33,7 @@ public final class RegistrationHandler: RequestHandler {
         }
         switch command {
         case .appCreate: return try createApp(request.decode(AppCreate.self))
-        case .deviceRegister: return try register(request.decode(DeviceRegister.self))
+        case .deviceRegister: return try register(request.decode(DeviceRegister.self), by: request.principal)
         case .deviceGet: return try get(request.decode(DeviceRef.self))
         case .deviceUpdate: return try update(request.decode(DeviceUpdate.self))
         case .deviceMobile: return try setMobile(request.decode(DeviceMobile.self))
@@ -57,20 +57,26 @@ public final class RegistrationHandler: RequestHandler {
         return created
     }
 
-    func register(_ p: DeviceRegister) throws -> DeviceRegistered {
+    /// A first registration (no `registration_id`) may go unsigned: it gets a new registration ID,
+    /// and an install (app_key + device_id) that is registered already is refused (1008) with nothing
+    /// revealed or changed, since anyone can send it. A re-registration names the device's
+    /// `registration_id` and is signed by that device or by its app (`principal`): the same ID comes
+    /// back and the tokens it carries are refreshed.
+    func register(_ p: DeviceRegister, by principal: Principal? = nil) throws -> DeviceRegistered {
         let appKey = try Validate.appKey(p.appKey)
         let platform = try Validate.platform(p.platform)
         let deviceID = p.deviceID.flatMap { $0.isEmpty ? nil : $0 }
         if let deviceID, deviceID.utf8.count > 128 { throw CommandError.invalid("device_id is longer than 128 bytes") }
         let apnsToken = try p.apnsToken.map { try Validate.hexToken($0, "apns_token") }
         if let version = p.sdkVersion, version.utf8.count > 32 { throw CommandError.invalid("sdk_version is longer than 32 bytes") }
+        if p.registrationID != nil {
+            return try reregister(p, appKey: appKey, platform: platform, deviceID: deviceID, apnsToken: apnsToken, by: principal)
+        }
         let now = clock()
         return try store.write { db in
             guard try devices.appExists(db, appKey: appKey) else { throw CommandError(.appKeyInvalid, "unknown app_key") }
-            if let deviceID, let existing = try devices.registrationID(db, appKey: appKey, deviceID: deviceID) {
-                try devices.refreshDevice(db, registrationID: existing, p, platform: platform, apnsToken: apnsToken, now: now)
-                return DeviceRegistered(registrationID: existing, isNew: false,
-                                        deviceSecret: secrets.deviceSecret(appKey: appKey, registrationID: existing))
+            if let deviceID, try devices.registrationID(db, appKey: appKey, deviceID: deviceID) != nil {
+                throw CommandError(.appKeyInvalid, "device_id is registered: re-register signed by that device, with its registration_id")
             }
             var registrationID = newRegistrationID()
             while try devices.exists(db, registrationID: registrationID) { registrationID = newRegistrationID() }
@@ -78,6 +84,26 @@ public final class RegistrationHandler: RequestHandler {
                                      deviceID: deviceID, apnsToken: apnsToken, now: now)
             try outbox.append(DeviceRegisteredEvent(appKey: appKey, registrationID: registrationID, platform: platform), in: db)
             return DeviceRegistered(registrationID: registrationID, isNew: true,
+                                    deviceSecret: secrets.deviceSecret(appKey: appKey, registrationID: registrationID))
+        }
+    }
+
+    /// The device's own re-registration, or its app's on its behalf: `device_id`, when given, must be
+    /// the one the device registered with (6017), since an install keeps its ID.
+    private func reregister(_ p: DeviceRegister, appKey: String, platform: String, deviceID: String?, apnsToken: String?,
+                            by principal: Principal?) throws -> DeviceRegistered {
+        let registrationID = try Validate.registrationID(p.registrationID)
+        guard principal == .device(registrationID: registrationID) || principal == .app(appKey: appKey) else {
+            throw CommandError(.appKeyInvalid, "a re-registration must be signed by the device it names or by its app")
+        }
+        _ = try owned(appKey: appKey, registrationID: registrationID)
+        let now = clock()
+        return try store.write { db in
+            if let deviceID, try devices.deviceID(db, registrationID: registrationID) != deviceID {
+                throw CommandError.invalid("device_id is not the one registration_id was registered with")
+            }
+            try devices.refreshDevice(db, registrationID: registrationID, p, platform: platform, apnsToken: apnsToken, now: now)
+            return DeviceRegistered(registrationID: registrationID, isNew: false,
                                     deviceSecret: secrets.deviceSecret(appKey: appKey, registrationID: registrationID))
         }
     }

@@ -51,7 +51,8 @@ public final class SchedulerHandler: RequestHandler {
 
     // MARK: commands
 
-    /// Adds a request, or replaces the one with the same identifier.
+    /// Adds a request, or replaces the one with the same identifier. A deleted device gets none
+    /// (1008), whoever signed.
     func add(_ p: LocalAdd) throws -> LocalAdded {
         let (appKey, registrationID) = try Self.device(p.appKey, p.registrationID)
         let identifier = try Validate.required(p.identifier, "identifier", maxBytes: Self.maxIdentifierBytes)
@@ -59,6 +60,7 @@ public final class SchedulerHandler: RequestHandler {
         let now = clock()
         return try store.write { db in
             try checkOwner(db, appKey: appKey, registrationID: registrationID)
+            guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
             let schedule = try Schedule(p.trigger, deviceZone: try requests.zone(db, registrationID: registrationID))
             let next = try Self.firstFire(schedule, after: now)
             let existing = try requests.pendingKey(db, registrationID: registrationID, identifier: identifier)

@@ -1,3 +1,4 @@
+import Runtime
 import Schema
 import SQLite
 
@@ -24,12 +25,14 @@ struct DeviceIndex {
         return Entry(id: Int64(row[0].int ?? 0), appKey: row[1].string ?? "", alias: row[2].string, tagText: row[3].string ?? "")
     }
 
-    /// The device's entry, created on first use; 1008 when it belongs to another app.
+    /// The device's entry, created on first use; 1008 when it belongs to another app, or when it was
+    /// deleted (whoever signed: a deleted device never comes back).
     func entry(_ db: Database, registrationID: String, appKey: String) throws -> Entry {
         if let found = try find(db, registrationID: registrationID) {
             guard found.appKey == appKey else { throw CommandError(.appKeyInvalid, "registration_id belongs to another app_key") }
             return found
         }
+        guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
         try db.run("INSERT INTO devices (registration_id, app_key) VALUES (?, ?)", registrationID, appKey)
         return Entry(id: db.lastInsertRowID, appKey: appKey, alias: nil, tagText: "")
     }

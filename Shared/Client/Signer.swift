@@ -2,8 +2,10 @@ import Credentials
 import Foundation
 import Schema
 
-/// Signs a client's requests as DESIGN.md's Security section fixes it: `device.register` goes
-/// unsigned, `app.create` by the admin, internal commands by the service that asks (or the admin), app-wide queries by the app,
+/// Signs a client's requests as DESIGN.md's Security section fixes it: a first `device.register`
+/// goes unsigned (a re-registration, which names its `registration_id`, is signed by the device),
+/// `app.create` by the admin, internal commands by the service that asks (or the admin), app-wide
+/// queries by the app,
 /// and device commands by the device. Keys come from replies (`device_secret`, `master_secret`) or,
 /// for tools on the operator's machine, from the deployment's secrets. Owned by one thread.
 public final class Signer {
@@ -29,7 +31,8 @@ public final class Signer {
     /// The body to send: `[command, payload with ts and nonce, proof]`, or unchanged when the command
     /// goes unsigned or no key is known (the gateway then answers 1008).
     public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
-        guard command != Command.deviceRegister.name, let fields = PayloadFields(payload),
+        guard let fields = PayloadFields(payload),
+              command != Command.deviceRegister.name || fields.contains("registration_id"),
               let (principal, key) = signature(command: command, appKey: fields.string("app_key"),
                                                registrationID: fields.string("registration_id")) else {
             return [Data(command.utf8), payload]

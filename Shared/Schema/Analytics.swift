@@ -241,7 +241,7 @@ public struct MAChannelValue: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case appKey = "app_key", euid, channelID = "channel_id", values }
 }
 
-/// The payload of every command that names one MA user and nothing else: `ma.profile`.
+/// The payload of every command that names one MA user and nothing else: `ma.profile`, `ma.erase`.
 public struct MAUserRef: Codable, Equatable, Sendable {
     public var appKey: String?
     public var euid: String?
@@ -267,6 +267,36 @@ public struct MAProfile: Codable, Equatable, Sendable {
         self.contacts = contacts
         self.euid = euid
         self.channels = channels
+    }
+}
+
+/// The answer to `ma.erase`: how many rows of each kind went with the user. `euids` counts the EUID
+/// and those merged into it; `devices` the devices that were bound to it (their next `ma.start`
+/// gets a new EUID).
+public struct MAErased: Codable, Equatable, Sendable {
+    public var euids: Int
+    public var identities: Int
+    public var contacts: Int
+    public var properties: Int
+    public var channelValues: Int
+    public var events: Int
+    public var sessions: Int
+    public var installs: Int
+    public var devices: Int
+    public init(euids: Int = 0, identities: Int = 0, contacts: Int = 0, properties: Int = 0, channelValues: Int = 0,
+                events: Int = 0, sessions: Int = 0, installs: Int = 0, devices: Int = 0) {
+        self.euids = euids
+        self.identities = identities
+        self.contacts = contacts
+        self.properties = properties
+        self.channelValues = channelValues
+        self.events = events
+        self.sessions = sessions
+        self.installs = installs
+        self.devices = devices
+    }
+    enum CodingKeys: String, CodingKey {
+        case euids, identities, contacts, properties, channelValues = "channel_values", events, sessions, installs, devices
     }
 }
 

@@ -47,6 +47,7 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     case maProperty = "ma.property"
     case maChannelValue = "ma.channel_value"
     case maProfile = "ma.profile"
+    case maErase = "ma.erase"
     case statsReport = "stats.report"
     case statsMessage = "stats.message"
     case statsEvents = "stats.events"
@@ -69,7 +70,7 @@ public enum Command: String, CaseIterable, Codable, Sendable {
             .badge
         case .localAdd, .localRemove, .localFind, .locationReport:
             .scheduler
-        case .maStart, .maIdentify, .maContact, .maEvents, .maProperty, .maChannelValue, .maProfile,
+        case .maStart, .maIdentify, .maContact, .maEvents, .maProperty, .maChannelValue, .maProfile, .maErase,
              .statsReport, .statsMessage, .statsEvents:
             .analytics
         }

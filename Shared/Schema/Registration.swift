@@ -22,7 +22,10 @@ public struct AppCreated: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case appKey = "app_key", masterSecret = "master_secret" }
 }
 
-/// `device.register`: the same app_key + device_id always gets the same registration ID back.
+/// `device.register`: a first registration goes unsigned and gets a new registration ID (an
+/// app_key + device_id already registered is refused, 1008). Re-registering a device names its
+/// `registration_id` and is signed by that device or its app: the same ID comes back and the tokens
+/// are refreshed.
 public struct DeviceRegister: Codable, Equatable, Sendable {
     public var appKey: String?
     public var platform: String?
@@ -30,20 +33,23 @@ public struct DeviceRegister: Codable, Equatable, Sendable {
     public var apnsToken: String?
     public var apnsProduction: Bool?
     public var sdkVersion: String?
+    /// The device re-registering; nil for a first registration.
+    public var registrationID: String?
 
     public init(appKey: String?, platform: String?, deviceID: String? = nil, apnsToken: String? = nil,
-                apnsProduction: Bool? = nil, sdkVersion: String? = nil) {
+                apnsProduction: Bool? = nil, sdkVersion: String? = nil, registrationID: String? = nil) {
         self.appKey = appKey
         self.platform = platform
         self.deviceID = deviceID
         self.apnsToken = apnsToken
         self.apnsProduction = apnsProduction
         self.sdkVersion = sdkVersion
+        self.registrationID = registrationID
     }
 
     enum CodingKeys: String, CodingKey {
         case appKey = "app_key", platform, deviceID = "device_id", apnsToken = "apns_token"
-        case apnsProduction = "apns_production", sdkVersion = "sdk_version"
+        case apnsProduction = "apns_production", sdkVersion = "sdk_version", registrationID = "registration_id"
     }
 }
 

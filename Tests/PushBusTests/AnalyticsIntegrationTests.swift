@@ -137,6 +137,74 @@ struct AnalyticsIntegrationTests {
         #expect(counts(day) == [1])
     }
 
+    @Test func aDeviceReachesOnlyItsOwnMAUserAndTheAppReachesEveryOne() throws {
+        let stack = try TestStack().start(["registration", "analytics"])
+        let client = try stack.client()   // signs as the device whose registration_id a payload names, else as the app
+        let a = try client.register(deviceID: "phone-a")
+        let b = try client.register(deviceID: "phone-b")
+        func signed(by device: String, _ command: String, _ fields: String) throws -> JSONValue {
+            try call(client, command, #"{"app_key":"app1","registration_id":"\#(device)",\#(fields)}"#)
+        }
+
+        let alice = try #require(try signed(by: a, "ma.start", #""device_id":"phone-a""#)["euid"]?.string)
+        #expect(try signed(by: a, "ma.identify", #""euid":"\#(alice)","user_id":"alice","email":"alice@example.com""#)["euid"] == alice.json)
+        #expect(try signed(by: a, "ma.contact", #""euid":"\#(alice)","contacts":{"mobile_phone":"+6580000000"}"#).code == 0)
+        #expect(try signed(by: a, "ma.property", #""euid":"\#(alice)","op":"set","key":"level","value":"gold""#).code == 0)
+        let aliceProfile = try signed(by: a, "ma.profile", #""euid":"\#(alice)""#)
+        #expect(aliceProfile["contacts"] == json(#"{"mobile_phone":"+6580000000"}"#))
+
+        // B claims A's install and A's user: it gets its own EUID.
+        let claimedInstall = try #require(try signed(by: b, "ma.start", #""device_id":"phone-a""#)["euid"]?.string)
+        #expect(claimedInstall != alice)
+        let claimedUser = try signed(by: b, "ma.start", #""device_id":"phone-b","user":{"user_id":"alice","email":"alice@example.com"}"#)
+        #expect(claimedUser["euid"] == claimedInstall.json)
+        let identified = try signed(by: b, "ma.identify", #""euid":"\#(claimedInstall)","user_id":"alice""#)
+        #expect(identified["euid"] == claimedInstall.json)
+        #expect(identified["message"]?.string == #"{"user_id":{"code":-1,"msg":"User identifier belongs to another user"}}"#)
+
+        // B naming A's EUID: refused, nothing read or changed.
+        for (command, fields) in [("ma.profile", ""), ("ma.property", #","op":"set","key":"level","value":"stolen""#),
+                                  ("ma.identify", #","email":"mallory@example.com""#),
+                                  ("ma.contact", #","contacts":{"mobile_phone":"+6599999999"}"#),
+                                  ("ma.events", #","events":[{"name":"fake"}]"#)] {
+            let refused = try signed(by: b, command, #""euid":"\#(alice)""# + fields)
+            #expect(refused.code == 1008, "\(command): \(refused)")
+            #expect(refused["properties"] == nil && refused["contacts"] == nil)
+        }
+        #expect(try signed(by: a, "ma.profile", #""euid":"\#(alice)""#) == aliceProfile, "A still reads its own, unchanged")
+        #expect(try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(alice)"}"#) == aliceProfile, "the app reads any user")
+        #expect(try call(client, "ma.start", #"{"app_key":"app1","device_id":"phone-a"}"#)["euid"] == alice.json,
+                "the install stayed with A")
+        #expect(try signed(by: a, "ma.start", #""device_id":"phone-a""#)["euid"] == alice.json)
+    }
+
+    @Test func theAppErasesOneUserAndADeviceCannot() throws {
+        let stack = try TestStack().start(["registration", "analytics"])
+        let client = try stack.client()
+        let a = try client.register(deviceID: "phone-a")
+        var euids: [String] = []
+        for (device, name) in [(a, "alice"), (try client.register(deviceID: "phone-b"), "bob")] {
+            let euid = try #require(try call(client, "ma.start", #"{"app_key":"app1","registration_id":"\#(device)","device_id":"\#(name)-phone"}"#)["euid"]?.string)
+            #expect(try call(client, "ma.identify", #"{"app_key":"app1","euid":"\#(euid)","user_id":"\#(name)","phone":"+658000000\#(euids.count)"}"#).code == 0)
+            #expect(try call(client, "ma.contact", #"{"app_key":"app1","euid":"\#(euid)","contacts":{"email":"\#(name)@example.com"}}"#).code == 0)
+            #expect(try call(client, "ma.events", #"{"app_key":"app1","euid":"\#(euid)","events":[{"name":"open"}]}"#)["accepted"] == .number(1))
+            euids.append(euid)
+        }
+        let (alice, bob) = (euids[0], euids[1])
+        let bobBefore = try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(bob)"}"#)
+
+        let byDevice = try call(client, "ma.erase", #"{"app_key":"app1","registration_id":"\#(a)","euid":"\#(alice)"}"#)
+        #expect(byDevice.code == 1008, "\(byDevice)")
+        #expect(try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(alice)"}"#)["contacts"] == json(#"{"email":"alice@example.com"}"#))
+
+        let erased = try call(client, "ma.erase", #"{"app_key":"app1","euid":"\#(alice)","seq":3}"#)
+        #expect(erased == json(#"{"code":0,"seq":3,"euids":1,"identities":2,"contacts":1,"properties":0,"channel_values":0,"events":1,"sessions":1,"installs":1,"devices":1}"#))
+        #expect(try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(alice)"}"#).code == -2)
+        #expect(try call(client, "ma.profile", #"{"app_key":"app1","euid":"\#(bob)"}"#) == bobBefore, "other users untouched")
+        let again = try #require(try call(client, "ma.start", #"{"app_key":"app1","registration_id":"\#(a)","device_id":"alice-phone"}"#)["euid"]?.string)
+        #expect(again != alice, "the device starts afresh")
+    }
+
     @Test func theSessionTimeoutIsSetPerAppByFlag() throws {
         let stack = try TestStack()
         try stack.startGateway()

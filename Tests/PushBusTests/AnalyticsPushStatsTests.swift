@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -124,6 +125,22 @@ struct AnalyticsPushStatsTests {
         #expect(report("rid-1", "opened").code == 6017, "a late report cannot bring it back")
         #expect(message(#"["18100"]"#)["messages"]?["18100"]?["received"] == .number(2),
                 "the per-message counts, which name no device, stay")
+    }
+
+    @Test func aDeletedDeviceIsRefusedForGoodAndLosesItsBindings() throws {
+        let euid = reply(ma.handler, "ma.start", ["app_key": "app1".json, "registration_id": "rid-1".json, "device_id": "phone".json],
+                         principal: .device(registrationID: "rid-1"))["euid"]?.string ?? ""
+        #expect(euid.count == 24)
+        try ma.handler.store.write { db in
+            try Tombstones.record(db, registrationID: "rid-1")   // as the worker's event subscription does
+            try ma.handler.apply(busEvent(DeviceDeletedEvent(appKey: "app1", registrationID: "rid-1")))
+        }
+        let bindings = try ma.handler.store.read { db in try db.value("SELECT COUNT(*) FROM device_euids WHERE registration_id = 'rid-1'").int }
+        #expect(bindings == 0)
+        #expect(ma.profile(euid).code == 0, "the MA user stays (ma.erase removes it)")
+        try ma.handler.store.write { db in try db.run("DELETE FROM forgotten_devices") }   // a tombstone alone
+        let refused = report("rid-1", "opened")
+        #expect(refused.code == 1008 && refused["message"] == "device deleted".json, "\(refused)")
     }
 
     @Test func aMalformedBusEventIsRefused() {

@@ -87,4 +87,54 @@ struct AuthenticationTests {
         #expect(created.reply["master_secret"] == stack.secrets.masterSecret(appKey: "nosuchapp").json)
         #expect(try resend(raw, [Data("device.register".utf8), Data(#"{"app_key":"nosuchapp","platform":"ios","device_id":"z"}"#.utf8)])["is_new"] == .bool(true))
     }
+
+    @Test func anUnsignedRegistrationCannotTakeOverARegisteredInstall() throws {
+        let stack = try TestStack().start(["registration"])
+        let operatorClient = try stack.client()
+        _ = try operatorClient.json("app.create", ["name": "app1".json, "app_key": "app1".json])
+        let raw = try MajordomoClient(endpoint: stack.endpoint, context: stack.context)   // no signer
+        let install: [String: JSONValue] = ["app_key": "app1".json, "platform": "ios".json, "device_id": "victim-phone".json]
+        func unsigned(_ fields: [String: JSONValue]) throws -> JSONValue {
+            try resend(raw, [Data("device.register".utf8), WireCodec.encode(JSONValue.object(fields))])
+        }
+        func apnsToken(_ id: String) throws -> JSONValue? {
+            try operatorClient.json("device.get", ["app_key": "app1".json, "registration_id": id.json])["device"]?["apns_token"]
+        }
+
+        // The victim's first registration goes unsigned.
+        let victim = try unsigned(install.merging(["apns_token": "a1a1".json]) { $1 })
+        #expect(victim["is_new"] == .bool(true))
+        let id = try #require(victim["registration_id"]?.string)
+        let secret = try #require(victim["device_secret"]?.string)
+
+        // Anyone knowing the app_key and the device_id: refused, nothing revealed, nothing changed.
+        let attack = try unsigned(install.merging(["apns_token": "bad0".json]) { $1 })
+        #expect(attack.code == 1008)
+        #expect(attack["message"]?.string?.contains("device_id is registered") == true)
+        #expect(attack["registration_id"] == nil && attack["device_secret"] == nil)
+        #expect(try unsigned(install.merging(["apns_token": "bad0".json, "registration_id": id.json]) { $1 }).code == 1008,
+                "naming the registration ID without its proof")
+        #expect(try send(raw, "device.register", install.merging(["apns_token": "bad0".json, "registration_id": id.json]) { $1 },
+                         principal: .device(registrationID: id), key: String(repeating: "0", count: 64)).reply.code == 1008, "a forged proof")
+        #expect(try apnsToken(id) == "a1a1".json)
+
+        // The device itself re-registers, signed: the same ID, its new token.
+        let own = try send(raw, "device.register", install.merging(["apns_token": "b2b2".json, "registration_id": id.json]) { $1 },
+                           principal: .device(registrationID: id), key: secret).reply
+        #expect(own.code == 0)
+        #expect(own["registration_id"] == id.json && own["is_new"] == .bool(false))
+        #expect(try apnsToken(id) == "b2b2".json)
+        // Its app may too; a device_id that is not the install's is refused.
+        let byApp = try send(raw, "device.register", install.merging(["apns_token": "c3c3".json, "registration_id": id.json]) { $1 },
+                             principal: .app(appKey: "app1"), key: stack.secrets.masterSecret(appKey: "app1")).reply
+        #expect(byApp["registration_id"] == id.json && byApp["is_new"] == .bool(false))
+        #expect(try send(raw, "device.register", ["app_key": "app1".json, "platform": "ios".json, "device_id": "other-phone".json,
+                                                  "apns_token": "dddd".json, "registration_id": id.json],
+                         principal: .device(registrationID: id), key: secret).reply.code == 6017)
+        #expect(try apnsToken(id) == "c3c3".json)
+
+        // Another install still registers unsigned.
+        let other = try unsigned(["app_key": "app1".json, "platform": "ios".json, "device_id": "other-phone".json])
+        #expect(other["is_new"] == .bool(true) && other["registration_id"] != id.json)
+    }
 }

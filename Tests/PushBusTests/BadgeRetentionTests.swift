@@ -1,4 +1,6 @@
+import Credentials
 import Foundation
+import Runtime
 import Schema
 import Testing
 @testable import BadgeKit
@@ -53,5 +55,21 @@ struct BadgeRetentionTests {
         try tick()
         #expect(try badge.count("forgotten") == 0)
         #expect(badge.get("dev1") == .object(["code": .number(0), "value": .number(0)]))
+    }
+
+    @Test func aDeletedDevicesTombstoneOutlastsTheWindow() throws {
+        try badge.registered(["dev1"])
+        #expect(badge.set("dev1", .number(5)).code == 0)
+        try badge.handler.store.write { db in try Tombstones.record(db, registrationID: "dev1") }   // as the worker's event subscription does
+        try badge.deleted("dev1")
+        badge.clock.advance(3601)
+        try tick()
+        #expect(try badge.count("forgotten") == 0, "the mark is gone, the tombstone stays")
+        let set = reply(badge.handler, "badge.set", ["app_key": "app1".json, "registration_id": "dev1".json, "value": .number(1)],
+                        principal: .app(appKey: "app1"))
+        #expect(set.code == 1008 && set["message"] == "device deleted".json, "\(set)")
+        #expect(badge.apply(["dev1"], "+1", msgID: "m1").strings("unknown") == ["dev1"])
+        try badge.registered(["dev1"])
+        #expect(try badge.count("devices") == 0, "nothing brought it back")
     }
 }

@@ -145,7 +145,7 @@ struct GatewayIntegrationTests {
         stack.gateway?.kill()
         try stack.startGateway()
         try stack.waitForService("registration")
-        #expect(try client.register(deviceID: "before") == id)
+        #expect(try client.register(deviceID: "before", registrationID: id) == id)
     }
 
     @Test func aRequestInFlightWhenTheGatewayDiesEndsInAnErrorNotAHang() throws {

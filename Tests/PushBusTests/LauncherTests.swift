@@ -30,8 +30,13 @@ struct LauncherTests {
                                      endpoint: endpoint, in: directory)
         #expect(registered.status == 0)
         let id = try #require(try JSONSerialization.jsonObject(with: Data(registered.output.utf8)) as? [String: Any])["registration_id"] as? String
-        let id2 = try pushctl(["--json", "--app-key", "demo", "--device-id", "phone-1", "register"], endpoint: endpoint, in: directory)
+        let taken = try pushctl(["--app-key", "demo", "--device-id", "phone-1", "register"], endpoint: endpoint, in: directory)
+        #expect(taken.status == 1, "an unsigned registration of a registered install is refused")
+        #expect(taken.output.contains("error 1008"))
+        let id2 = try pushctl(["--json", "--app-key", "demo", "--device-id", "phone-1", "--registration-id", try #require(id), "register"],
+                              endpoint: endpoint, in: directory)
         #expect(id2.output.contains(try #require(id)))
+        #expect(id2.output.contains(#""is_new":false"#))
         #expect(try pushctl(["--app-key", "demo", "language", id!, "en_US"], endpoint: endpoint, in: directory).status == 0)
         let shown = try pushctl(["--app-key", "demo", "get", id!], endpoint: endpoint, in: directory)
         #expect(shown.output.contains("device.language: en_US"))

@@ -17,10 +17,20 @@ struct RegistrationHandlerTests {
         for app in ["app1", "app2", "a"] { _ = reply(handler, "app.create", ["name": app.json, "app_key": app.json]) }
     }
 
-    func register(_ appKey: String = "app1", deviceID: String? = nil) -> JSONValue {
+    func register(_ appKey: String = "app1", deviceID: String? = nil, apnsToken: String? = nil) -> JSONValue {
         var payload: [String: JSONValue] = ["app_key": appKey.json, "platform": "ios".json]
         if let deviceID { payload["device_id"] = deviceID.json }
+        if let apnsToken { payload["apns_token"] = apnsToken.json }
         return reply(handler, "device.register", payload)
+    }
+
+    /// `device.register` naming `id`, signed by `principal` (nil: unsigned).
+    func reregister(_ id: String, app: String = "app1", deviceID: String? = nil, apnsToken: String? = nil,
+                    by principal: Principal?) -> JSONValue {
+        var payload: [String: JSONValue] = ["app_key": app.json, "platform": "ios".json, "registration_id": id.json]
+        if let deviceID { payload["device_id"] = deviceID.json }
+        if let apnsToken { payload["apns_token"] = apnsToken.json }
+        return reply(handler, "device.register", payload, principal: principal)
     }
 
     func newDevice(_ appKey: String = "app1") -> String { register(appKey)["registration_id"]?.string ?? "" }
@@ -56,12 +66,45 @@ struct RegistrationHandlerTests {
 
     @Test func sameInstallGetsSameRegistrationID() {
         let first = register(deviceID: "install-1")
-        let again = register(deviceID: "install-1")
+        let id = first["registration_id"]?.string ?? ""
+        let again = reregister(id, deviceID: "install-1", by: .device(registrationID: id))
         #expect(first["is_new"] == .bool(true))
         #expect(again["is_new"] == .bool(false))
         #expect(first["registration_id"] == again["registration_id"])
+        #expect(again["device_secret"] == first["device_secret"])
         #expect(register("app2", deviceID: "install-1")["registration_id"] != first["registration_id"])
         #expect(register()["registration_id"] != register()["registration_id"], "no device_id: a new ID each time")
+    }
+
+    @Test func anUnsignedRegistrationOfARegisteredInstallIsRefusedAndRevealsNothing() {
+        let first = register(deviceID: "install-1", apnsToken: "aa11")
+        let id = first["registration_id"]?.string ?? ""
+        let attack = register(deviceID: "install-1", apnsToken: "bad0")
+        #expect(attack.code == 1008)
+        #expect(attack["message"]?.string?.contains("re-register signed by that device") == true)
+        #expect(attack["registration_id"] == nil)
+        #expect(attack["device_secret"] == nil)
+        #expect(reregister(id, deviceID: "install-1", by: nil).code == 1008, "naming the ID does not make it signed")
+        #expect(reply(handler, "device.get", device(id))["device"]?["apns_token"] == "aa11".json, "nothing changed")
+    }
+
+    @Test func aSignedReRegistrationRefreshesTheTokensOfItsOwnDeviceOnly() {
+        let id = register(deviceID: "install-1", apnsToken: "aa11")["registration_id"]?.string ?? ""
+        let other = register(deviceID: "install-2")["registration_id"]?.string ?? ""
+        let byDevice = reregister(id, deviceID: "install-1", apnsToken: "bb22", by: .device(registrationID: id))
+        #expect(byDevice["registration_id"] == id.json)
+        #expect(byDevice["is_new"] == .bool(false))
+        #expect(reply(handler, "device.get", device(id))["device"]?["apns_token"] == "bb22".json)
+        #expect(reregister(id, apnsToken: "cc33", by: .app(appKey: "app1"))["is_new"] == .bool(false), "its app may, device_id left out")
+        #expect(reply(handler, "device.get", device(id))["device"]?["apns_token"] == "cc33".json)
+
+        #expect(reregister(id, apnsToken: "dd44", by: .device(registrationID: other)).code == 1008, "another device")
+        #expect(reregister(id, apnsToken: "dd44", by: .app(appKey: "app2")).code == 1008, "another app")
+        #expect(reregister(id, app: "app2", apnsToken: "dd44", by: .app(appKey: "app2")).code == 1008, "a device of another app")
+        #expect(reregister(id, deviceID: "install-2", apnsToken: "dd44", by: .device(registrationID: id)).code == 6017,
+                "an install keeps its device_id")
+        #expect(reregister("0123456789abcdef0123", by: .app(appKey: "app1")).code == 6017, "unknown registration_id")
+        #expect(reply(handler, "device.get", device(id))["device"]?["apns_token"] == "cc33".json, "none of the refused changed it")
     }
 
     @Test func registerValidatesItsFields() {
@@ -88,8 +131,8 @@ struct RegistrationHandlerTests {
     }
 
     @Test func onlyANewDeviceIsAnnounced() throws {
-        _ = register(deviceID: "install-1")
-        _ = register(deviceID: "install-1")
+        let id = register(deviceID: "install-1")["registration_id"]?.string ?? ""
+        _ = reregister(id, deviceID: "install-1", by: .device(registrationID: id))
         let events = handler.outbox.takeCommitted()
         #expect(events.map(\.topic) == ["device.registered"])
         let event = try JSONDecoder().decode(Event<DeviceRegisteredEvent>.self, from: events[0].event)

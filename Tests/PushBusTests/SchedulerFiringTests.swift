@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -214,6 +215,20 @@ struct SchedulerFiringTests {
         try harness.tickUntilIdle()
         #expect(try harness.fired().map(\.registrationID) == ["r2"], "the deleted device's timer is dropped")
         #expect(harness.call("local.find", [:], app: "app2").code == 0, "the device may come back under another app")
+    }
+
+    @Test func aDeletedDeviceGetsNoNewRequestWhoeverSigns() throws {
+        _ = harness.add("a", TriggerJSON.interval(5))
+        try harness.handler.store.write { db in try Tombstones.record(db, registrationID: "r1") }   // as the worker's event subscription does
+        try harness.apply(DeviceDeletedEvent(appKey: "app1", registrationID: "r1"))
+        let added = reply(harness.handler, "local.add", ["app_key": "app1".json, "registration_id": "r1".json, "identifier": "b".json,
+                                                        "content": .object(["body": "hi".json]), "trigger": TriggerJSON.interval(5)],
+                          principal: .app(appKey: "app1"))
+        #expect(added.code == 1008 && added["message"] == "device deleted".json, "\(added)")
+        #expect(harness.found(false).isEmpty)
+        harness.advance(10)
+        try harness.tickUntilIdle()
+        #expect(try harness.fired().isEmpty)
     }
 
     @Test func aNewDeviceTimeZoneMovesCalendarTriggersWithoutTheirOwn() throws {

@@ -21,6 +21,8 @@ struct SchemaCatalogTests {
                 DeviceRegister(appKey: app, platform: "ios", deviceID: "idfv-1", apnsToken: "abcd01",
                                apnsProduction: true, sdkVersion: "5.2.0"),
                 keys: ["app_key", "platform", "device_id", "apns_token", "apns_production", "sdk_version"])
+            SchemaFixture.expectPayload(DeviceRegister(appKey: app, platform: "ios", deviceID: "idfv-1", registrationID: rid),
+                                        keys: ["app_key", "platform", "device_id", "registration_id"])
             SchemaFixture.expectReply(DeviceRegistered(registrationID: rid, isNew: true),
                                       keys: ["registration_id", "is_new"])
         case .deviceGet:
@@ -203,6 +205,12 @@ struct SchemaCatalogTests {
                 MAProfile(properties: ["level": .string("gold"), "score": .number(100)],
                           identities: MAUserID(userID: .string("member_10001")), contacts: SchemaFixture.contacts),
                 keys: ["properties", "identities", "contacts"])
+        case .maErase:
+            SchemaFixture.expectPayload(MAUserRef(appKey: app, euid: euid), keys: ["app_key", "euid"])
+            SchemaFixture.expectReply(
+                MAErased(euids: 2, identities: 2, contacts: 1, properties: 3, channelValues: 1, events: 40, sessions: 2,
+                         installs: 1, devices: 1),
+                keys: ["euids", "identities", "contacts", "properties", "channel_values", "events", "sessions", "installs", "devices"])
         case .statsReport:
             SchemaFixture.expectPayload(
                 StatsReport(appKey: app, registrationID: rid, kind: .pageEnter, msgID: "18100",

@@ -20,7 +20,7 @@ struct SchemaCommandTests {
         .scheduler: ["local.add", "local.remove", "local.find", "location.report"],
         .analytics: [
             "ma.start", "ma.identify", "ma.contact", "ma.events", "ma.property", "ma.channel_value", "ma.profile",
-            "stats.report", "stats.message", "stats.events",
+            "ma.erase", "stats.report", "stats.message", "stats.events",
         ],
     ]
 

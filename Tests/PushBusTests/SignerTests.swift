@@ -56,4 +56,17 @@ struct SignerTests {
                 "no key known: sent unsigned, for the gateway to refuse")
         #expect(signer.sign(command: "tags.add", payload: Data("[1]".utf8)).count == 2, "not an object")
     }
+
+    @Test func aFirstRegistrationGoesUnsignedAndAReRegistrationIsSignedByItsDevice() throws {
+        let signer = Signer()
+        let first = Data(#"{"app_key":"ak","platform":"ios","device_id":"d1"}"#.utf8)
+        #expect(signer.sign(command: "device.register", payload: first) == [Data("device.register".utf8), first])
+        signer.remember(deviceSecret: "device-secret", registrationID: "r1")
+        let again = Data(#"{"app_key":"ak","platform":"ios","device_id":"d1","registration_id":"r1"}"#.utf8)
+        let fields = try verified(signer.sign(command: "device.register", payload: again), key: "device-secret",
+                                  principal: .device(registrationID: "r1"))
+        #expect(fields["registration_id"] == .string("r1") && fields["ts"] != nil)
+        let operatorSigned = Signer(secrets: secrets).sign(command: "device.register", payload: again)
+        _ = try verified(operatorSigned, key: secrets.deviceSecret(appKey: "ak", registrationID: "r1"), principal: .device(registrationID: "r1"))
+    }
 }

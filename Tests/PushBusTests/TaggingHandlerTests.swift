@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -215,6 +216,27 @@ struct TaggingHandlerTests {
         #expect(reply(handler, "tags.count", ["app_key": "app1".json, "tags": .array(["vip".json, "gold".json])])["counts"]
                 == .object(["vip": .number(1), "gold": .number(0)]))
         #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"]) == ["vip"])
+    }
+
+    @Test func noWriteBringsADeletedDeviceBackWhoeverSignsIt() throws {
+        _ = call("tags.add", "d1", tags(["vip"]))
+        let event = BusEvent(Event(publisher: "registration", sequence: 1, time: "2026-01-01T00:00:00Z",
+                                   body: DeviceDeletedEvent(appKey: "app1", registrationID: "d1")))
+        try handler.store.write { db in
+            try Tombstones.record(db, registrationID: "d1")   // as the worker's event subscription does
+            try handler.apply(event)
+        }
+        let app = Principal.app(appKey: "app1")
+        for (command, extra) in [("tags.add", tags(["vip"])), ("tags.set", tags(["vip"])), ("alias.set", ["alias": "u1".json]),
+                                 ("channel.subscribe", ["channel": "news".json]),
+                                 ("channel.sync", ["subscriptions": .array([.object(["channel": "news".json])])])] {
+            let refused = reply(handler, command, ["app_key": "app1".json, "registration_id": "d1".json].merging(extra) { $1 },
+                                principal: app)
+            #expect(refused.code == 1008 && refused["message"] == "device deleted".json, "\(command): \(refused)")
+        }
+        #expect(resolve(["registration_id": .array(["d1".json])])["total"] == .number(0))
+        #expect(strings(reply(handler, "alias.lookup", ["app_key": "app1".json, "alias": "u1".json])["registration_ids"]) == [])
+        #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"]) == [])
     }
 
     // MARK: audience

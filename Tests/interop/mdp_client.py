@@ -45,10 +45,14 @@ def main(endpoint):
     payload = json.dumps({"app_key": "py-app", "platform": "android", "device_id": "py-1", "seq": 9})
     first = json.loads(request(socket, "device", "device.register", payload)[0])
     assert first["code"] == 0 and first["seq"] == 9 and first["is_new"] is True, first
-    again = json.loads(request(socket, "device", "device.register", payload)[0])
-    assert again["registration_id"] == first["registration_id"] and again["is_new"] is False, again
-
     rid, key = first["registration_id"], first["device_secret"]
+    # Registering the install again unsigned is refused and reveals nothing; the device re-registers signed.
+    taken = json.loads(request(socket, "device", "device.register", payload)[0])
+    assert taken["code"] == 1008 and "registration_id" not in taken and "device_secret" not in taken, taken
+    again = json.loads(request(socket, "device", *signed("device.register", rid, key, {
+        "app_key": "py-app", "platform": "android", "device_id": "py-1", "registration_id": rid}))[0])
+    assert again["registration_id"] == rid and again["is_new"] is False, again
+
     # Addressing the service directly works as well as the virtual `device` service.
     get = signed("device.get", rid, key, {"app_key": "py-app", "registration_id": rid})
     device = json.loads(request(socket, "registration", *get)[0])

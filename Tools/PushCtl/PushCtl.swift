@@ -12,7 +12,8 @@ struct PushCtl {
         Flag("endpoint", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint."),
         Flag("app-key", default: nil, help: "The app_key device commands carry."),
         Flag("platform", default: "ios", help: "Platform for register."),
-        Flag("device-id", default: nil, help: "Stable install id for register (same id, same registration ID)."),
+        Flag("device-id", default: nil, help: "Stable install id for register (registered once; re-register it with --registration-id)."),
+        Flag("registration-id", default: nil, help: "register: re-register this device (signed as the device), same ID, tokens refreshed."),
         Flag("timeout-ms", default: "10000", help: "How long to wait for a reply, in milliseconds."),
         Flag("shard", default: "0", help: "probe: the shard to check."),
         Flag("shards", default: "1", help: "probe: how many shards the service runs."),
@@ -33,7 +34,8 @@ struct PushCtl {
           probe <service>                    exit 0 when this shard (--shard, --shards) has a worker
           app create <name>                  create an app (admin): prints app_key and master_secret;
                                              --app-key adopts a key an app already ships
-          register                           register a device (--app-key, --platform, --device-id)
+          register                           register a device (--app-key, --platform, --device-id);
+                                             --registration-id re-registers it, signed as that device
           get <registration_id>              everything stored about a device
           delete <registration_id>           forget a device in every service
           mobile <registration_id> [number]  bind a mobile number (none unbinds)
@@ -81,6 +83,7 @@ struct PushCtl {
             return try call(.appCreate, payload)
         case ("register", 0):
             var payload: [String: Any] = ["app_key": try appKey(), "platform": flags.string("platform")]
+            if let registrationID = flags.optionalString("registration-id") { payload = try device(registrationID, payload) }
             if let deviceID = flags.optionalString("device-id") { payload["device_id"] = deviceID }
             return try call(.deviceRegister, payload)
         case ("get", 1):

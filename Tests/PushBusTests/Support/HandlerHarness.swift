@@ -15,8 +15,10 @@ final class ManualClock: @unchecked Sendable {
 }
 
 /// Calls a handler the way the worker loop does, without sockets, and returns the reply JSON.
-func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String: JSONValue]) -> JSONValue {
-    let request = Request(command: command, payload: WireCodec.encode(JSONValue.object(payload)))
+/// `principal` is who signed the request (nil: unsigned).
+func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String: JSONValue],
+           principal: Principal? = nil) -> JSONValue {
+    let request = Request(command: command, payload: WireCodec.encode(JSONValue.object(payload)), principal: principal)
     let frame: Data
     do {
         let value = try handler.store.write { _ in try handler.handle(request) }

@@ -123,10 +123,12 @@ extension MajordomoClient {
         return try JSONDecoder().decode(JSONValue.self, from: reply)
     }
 
-    /// Registers a device and returns its registration ID.
-    func register(appKey: String = "app1", deviceID: String? = nil) throws -> String {
+    /// Registers a device and returns its registration ID. With `registrationID` the device
+    /// re-registers, signed as itself (the signer derives its key), and gets the same ID back.
+    func register(appKey: String = "app1", deviceID: String? = nil, registrationID: String? = nil) throws -> String {
         var payload: [String: JSONValue] = ["app_key": .string(appKey), "platform": .string("ios")]
         if let deviceID { payload["device_id"] = .string(deviceID) }
+        if let registrationID { payload["registration_id"] = .string(registrationID) }
         let reply = try json("device.register", payload)
         guard let id = reply["registration_id"]?.string else { throw StackError("register failed: \(reply)") }
         return id
