@@ -13,6 +13,7 @@ let logger = Logger(label: "gateway", level: options.logLevel)
 // would be the gateway's ceiling long before the machine's.
 OpenFileLimit.raiseToHardLimit()
 do {
+    try DataDirectory.prepare(options.dataDirectory, logger: logger)
     let broker = Broker(options: options, context: try Context(), logger: logger)
     try Lifecycle.serve(stopper: broker.stopper, parentPID: options.parentPID, logger: logger) { try broker.run() }
     exit(0)
