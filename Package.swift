@@ -61,11 +61,11 @@ let package = Package(
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
-        .executableTarget(name: "pushbus", dependencies: ["Client", "Runtime"], path: "Tools/Launcher"),
+        .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
         .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
                 path: "Tools/ReplayKit"),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
-        .executableTarget(name: "pushbus-backup", dependencies: ["SQLite", "Runtime"], path: "Tools/Backup"),
+        .executableTarget(name: "pushbus-backup", dependencies: ["Credentials", "SQLite", "Runtime"], path: "Tools/Backup"),
         .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
                 path: "Tools/FuzzKit"),
         .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema", "Credentials"], path: "Tools/Fuzz"),

@@ -83,8 +83,10 @@ public final class Broker {
             guard parts.count == 2, let port = UInt16(parts[1]) else {
                 throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "--metrics takes host:port"])
             }
-            metricsServer = try MetricsServer(host: String(parts[0]), port: port)
-            logger.info("metrics served", ["address": address])
+            let server = try MetricsServer(host: String(parts[0]), port: port)
+            metricsServer = server
+            logger.info("metrics served", ["address": address, "connections.max": server.connectionLimit,
+                                           "open.files": OpenFileLimit.current])
         }
         if let path = options.recordPath {
             recorder = try Recorder(path: path, start: Clock.milliseconds())

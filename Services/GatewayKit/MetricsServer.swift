@@ -4,14 +4,36 @@ import Runtime
 
 /// Serves `/metrics` (Prometheus text) and `/healthz` over HTTP with libmicrohttpd, on the library's
 /// own thread. The broker hands it a fresh page every second; `/healthz` answers 503 once the page
-/// is more than five seconds old (the broker loop has stalled).
+/// is more than five seconds old (the broker loop has stalled). Clients that connect and never
+/// finish a request are bounded (a connection limit below the open-file limit, a share per address,
+/// an idle timeout), so they cannot keep `/healthz`, Kubernetes' liveness probe, from answering.
 public final class MetricsServer: @unchecked Sendable {
     private let lock = NSLock()
     private var page = ""
     private var updatedAt: Int64 = 0
     private var daemon: OpaquePointer?
 
-    /// Listens on `host:port` (an IPv4 address).
+    /// Connections closed after this many seconds without traffic: a scrape or a probe sends its
+    /// request at once, so only a stalled or hostile client is cut.
+    static let idleTimeoutSeconds: UInt32 = 3
+    /// Room kept for addresses other than the busiest one (the kubelet's probe, Prometheus).
+    static let keptForOtherAddresses = 1_024
+    /// Memory per connection for its request and response headers; the pages served are far smaller.
+    static let memoryPerConnection = 16 << 10
+
+    /// How many connections may be held at once, given the process's open-file limit: enough that
+    /// thousands of unfinished requests leave room for `/healthz`, never more than 16,384, and
+    /// always 4,096 descriptors short of the limit, which stay for the broker's ZeroMQ peers.
+    static func connectionLimit(openFiles: Int) -> Int { max(64, min(16_384, openFiles - 4_096)) }
+
+    /// How many of them one address may hold: all but `keptForOtherAddresses`, or half.
+    static func perAddressLimit(connections: Int) -> Int { max(connections / 2, connections - keptForOtherAddresses) }
+
+    /// The connection limit in force.
+    public let connectionLimit: Int
+
+    /// Listens on `host:port` (an IPv4 address), holding at most `connectionLimit(openFiles:)`
+    /// connections for the open-file limit in force now.
     public init(host: String, port: UInt16) throws {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -19,16 +41,11 @@ public final class MetricsServer: @unchecked Sendable {
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
             throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "metrics address \(host) is not IPv4"])
         }
+        connectionLimit = Self.connectionLimit(openFiles: OpenFileLimit.current)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        // libmicrohttpd's enums come in as closed Swift enums, so their values are spelled here:
-        // MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD, MHD_OPTION_SOCK_ADDR and MHD_OPTION_END.
-        let flags: UInt32 = 65_536 | 8
-        let sockAddrOption: Int32 = 6, endOption: Int32 = 0
-        daemon = withUnsafeMutablePointer(to: &address) { pointer in
-            withVaList([sockAddrOption, OpaquePointer(pointer), endOption]) {
-                MHD_start_daemon_va(flags, port, nil, nil, metricsRequest, context, $0)
-            }
-        }
+        daemon = pushbus_mhd_start(&address, metricsRequest, context, UInt32(connectionLimit),
+                                   UInt32(Self.perAddressLimit(connections: connectionLimit)),
+                                   Self.idleTimeoutSeconds, Self.memoryPerConnection)
         guard daemon != nil else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot serve metrics on \(host):\(port)"])
         }
@@ -68,10 +85,8 @@ private let metricsRequest: MHD_AccessHandlerCallback = { context, connection, u
     guard let context, let url else { return MHD_Result(rawValue: 0)! }
     let server = Unmanaged<MetricsServer>.fromOpaque(context).takeUnretainedValue()
     let answer = server.respond(to: String(cString: url), now: Clock.milliseconds())
-    var bytes = Array(answer.body.utf8)
-    let response = bytes.withUnsafeMutableBytes {
-        MHD_create_response_from_buffer($0.count, $0.baseAddress, MHD_ResponseMemoryMode(rawValue: 2)!)  // MHD_RESPMEM_MUST_COPY
-    }
+    let bytes = Array(answer.body.utf8)
+    let response = bytes.withUnsafeBytes { pushbus_mhd_copied_response($0.baseAddress, $0.count) }
     guard let response else { return MHD_Result(rawValue: 0)! }
     defer { MHD_destroy_response(response) }
     MHD_add_response_header(response, "Content-Type", answer.type)

@@ -27,11 +27,12 @@ extension TaggingHandler {
 
     func countTags(_ p: TagsCount) throws -> TagCounts {
         let app = try Validate.appKey(p.appKey)
-        guard let names = p.tags, !names.isEmpty else { throw CommandError.empty("tags is missing or empty") }
-        guard names.count <= TagRules.maxTagsPerCall else {
-            throw CommandError(.tooManyTags, "\(names.count) tags in one call; at most \(TagRules.maxTagsPerCall)")
+        guard let given = p.tags, !given.isEmpty else { throw CommandError.empty("tags is missing or empty") }
+        guard given.count <= TagRules.maxTagsPerCall else {
+            throw CommandError(.tooManyTags, "\(given.count) tags in one call; at most \(TagRules.maxTagsPerCall)")
         }
-        for name in names { _ = try TagRules.validateTag(name) }
+        var names: [String] = []
+        for name in given { names.append(try TagRules.validateTag(name)) }
         return try store.read { db in
             var counts: [String: Int] = [:]
             for name in names {

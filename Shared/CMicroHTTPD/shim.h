@@ -6,4 +6,27 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+
+/// Starts a daemon on `address` whose internal thread polls every connection (epoll on Linux: one
+/// thread for thousands of idle connections, and no FD_SETSIZE ceiling), with the limits that keep
+/// a flood of unfinished requests from wedging it: at most `connection_limit` connections (at most
+/// `per_ip_limit` of them from one address), each closed after `timeout_seconds` without traffic,
+/// and `memory_limit` bytes per connection. Returns NULL when it cannot start (port taken, say).
+static inline struct MHD_Daemon *pushbus_mhd_start(const struct sockaddr_in *address,
+                                                   MHD_AccessHandlerCallback handler, void *context,
+                                                   unsigned int connection_limit, unsigned int per_ip_limit,
+                                                   unsigned int timeout_seconds, size_t memory_limit) {
+    return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, ntohs(address->sin_port), NULL, NULL, handler, context,
+                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_END);
+}
+
+/// A response that owns a copy of `length` bytes at `body`.
+static inline struct MHD_Response *pushbus_mhd_copied_response(const void *body, size_t length) {
+    return MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);
+}
 #endif

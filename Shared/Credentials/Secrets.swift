@@ -12,10 +12,11 @@ public struct Secrets: Sendable {
         self.serverKey = serverKey
     }
 
-    /// Reads both files in `directory`, creating whichever is missing. Two processes starting at once
-    /// agree: a file is created exclusively, and the one that loses the race reads the winner's.
+    /// Reads both files in `directory` (created 0700 if needed, see `PrivateFiles`), creating whichever
+    /// is missing. Two processes starting at once agree: a file is created exclusively, and the one
+    /// that loses the race reads the winner's.
     public static func load(directory: String) throws -> Secrets {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try PrivateFiles.prepareDirectory(directory)
         return Secrets(admin: try file(directory, "admin.secret"), serverKey: try file(directory, "server.key"))
     }
 

@@ -13,6 +13,7 @@ public enum ServiceMain {
         do { options = try WorkerOptions(flags) } catch { Flags.exitUsage(service.name, error) }
         let logger = Logger(label: service.name, level: options.logLevel)
         do {
+            try DataDirectory.prepare(options.dataDirectory, logger: logger)
             try serve(service, flags, options, logger, makeHandler)
             logger.info("stopped")
             exit(0)

@@ -204,7 +204,8 @@ public final class ServiceWorker {
     }
 
     /// Runs a batch in one transaction; each request in its own savepoint so one failure stays alone.
-    /// When the commit itself fails, every request of the batch is answered 6024.
+    /// When the commit itself fails, every request of the batch is answered 6024: that the database
+    /// is damaged when it is, that the write could not be committed otherwise.
     func answer(_ bodies: [[Data]]) -> [Data] {
         var replies: [Data] = []
         replies.reserveCapacity(bodies.count)
@@ -215,10 +216,21 @@ public final class ServiceWorker {
             }
             return replies
         } catch {
-            logger.error("batch commit failed", ["error": error, "batch.size": bodies.count])
-            let failure = CommandError(.internalError, "the write could not be committed")
+            let failure: CommandError
+            if let damage = error as? SQLiteError, damage.isDamage {
+                logDamage(damage, during: "batch of \(bodies.count)")
+                failure = .damagedDatabase(damage)
+            } else {
+                logger.error("batch commit failed", ["error": error, "batch.size": bodies.count])
+                failure = CommandError(.internalError, "the write could not be committed")
+            }
             return bodies.map { WireCodec.errorReply(failure, seq: $0.count >= 2 ? WireCodec.seq(of: $0[1]) : nil) }
         }
+    }
+
+    /// One line naming the damaged file and what ran into it.
+    private func logDamage(_ damage: SQLiteError, during work: String) {
+        logger.error("database damaged", ["file": damage.path ?? handler.store.path, "during": work, "error": damage.message])
     }
 
     /// One request: `[command, payload]`, or `[command, payload, proof]` when it was signed (the
@@ -244,6 +256,9 @@ public final class ServiceWorker {
         } catch let error as CommandError {
             logger.debug("request refused", ["command": command, "code": error.code, "reason": error.message])
             return WireCodec.errorReply(error, seq: request.seq)
+        } catch let damage as SQLiteError where damage.isDamage {
+            logDamage(damage, during: command)
+            return WireCodec.errorReply(.damagedDatabase(damage), seq: request.seq)
         } catch {
             logger.error("request failed", ["command": command, "error": error])
             return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
@@ -281,6 +296,9 @@ public final class ServiceWorker {
                                           seq: request.seq)
         } catch let error as CommandError {
             return WireCodec.errorReply(error, seq: request.seq)
+        } catch let damage as SQLiteError where damage.isDamage {
+            logDamage(damage, during: EventFetch.command)
+            return WireCodec.errorReply(.damagedDatabase(damage), seq: request.seq)
         } catch {
             return WireCodec.errorReply(CommandError(.internalError, "events could not be read"), seq: request.seq)
         }

@@ -80,10 +80,10 @@ public struct WorkerOptions: Sendable {
         try curveServerKey.map { try BusCurve(serverKey: $0, secrets: secrets) }
     }
 
-    /// This shard's database in the data directory (created if needed); throws when the directory
-    /// holds data of `name` written with another shard count.
+    /// This shard's database in the data directory (created 0700 if needed, see `PrivateFiles`);
+    /// throws when the directory holds data of `name` written with another shard count.
     public func databasePath(_ name: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.prepareDirectory(dataDirectory)
         try shard.check(directory: dataDirectory, service: name)
         return (dataDirectory as NSString).appendingPathComponent(shard.databaseFile(name))
     }

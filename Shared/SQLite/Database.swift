@@ -2,8 +2,11 @@ import CSQLite
 import Foundation
 
 /// One SQLite connection, used by one thread at a time. Statements are prepared once and cached.
-/// Obtain it through `Store.read` / `Store.write`, which wrap every use in a transaction.
+/// Obtain it through `Store.read` / `Store.write`, which wrap every use in a transaction. Every
+/// error it throws names its file.
 public final class Database {
+    /// The file this connection has open (":memory:" for a private in-memory database).
+    public let path: String
     let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
     private var savepointDepth = 0
@@ -16,8 +19,9 @@ public final class Database {
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let handle { sqlite3_close_v2(handle) }
-            throw SQLiteError(code: status, message: "\(message): \(path)")
+            throw SQLiteError(code: status, message: message, path: path)
         }
+        self.path = path
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
     }
@@ -34,7 +38,7 @@ public final class Database {
         guard status == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw SQLiteError(code: status, message: text, sql: sql)
+            throw SQLiteError(code: status, message: text, sql: sql, path: path)
         }
     }
 
@@ -135,6 +139,6 @@ public final class Database {
     }
 
     func error(_ status: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
     }
 }

@@ -1,17 +1,30 @@
-/// A failed SQLite call: the result code and SQLite's message.
+import CSQLite
+
+/// A failed SQLite call: the result code, SQLite's message, the statement and the database file.
 public struct SQLiteError: Error, CustomStringConvertible, Equatable, Sendable {
     public let code: Int32
     public let message: String
     public let sql: String?
+    /// The database file the connection has open, so a log line says which one failed.
+    public let path: String?
 
-    public init(code: Int32, message: String, sql: String? = nil) {
+    public init(code: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.code = code
         self.message = message
         self.sql = sql
+        self.path = path
+    }
+
+    /// True when the file is damaged or is no database at all (SQLITE_CORRUPT, SQLITE_NOTADB): no
+    /// retry helps, the file needs restoring.
+    public var isDamage: Bool {
+        let primary = code & 0xFF
+        return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
     }
 
     public var description: String {
-        if let sql { return "SQLite error \(code): \(message) (in \(sql))" }
-        return "SQLite error \(code): \(message)"
+        let place = path.map { "\($0): " } ?? ""
+        if let sql { return "SQLite error \(code): \(place)\(message) (in \(sql))" }
+        return "SQLite error \(code): \(place)\(message)"
     }
 }

@@ -1,6 +1,7 @@
 /// The rules the SDKs apply to tags and aliases, checked in the public service's order:
 /// null → charset → length → count → total bytes. A tag or alias is 1…40 UTF-8 bytes of letters
-/// (case-sensitive), digits, `_`, CJK ideographs and `@!#$&*+=.|`.
+/// (case-sensitive), digits, `_`, CJK ideographs and `@!#$&*+=.|`. Each rule checks and returns the
+/// name in `CanonicalForm` (NFC), so its bytes are counted, stored and compared in that form.
 public enum TagRules {
     public static let maxBytes = 40
     public static let maxTagsPerCall = 1000
@@ -13,9 +14,11 @@ public enum TagRules {
     }
 
     /// Validates a tag set as `tags.add` / `tags.set` / `tags.delete` take it: 6001 when missing or empty,
-    /// then 6005 charset, 6006 length, 6007 count, 6008 total bytes. Returns the distinct tags in order.
+    /// then 6005 charset, 6006 length, 6007 count, 6008 total bytes. Returns the distinct tags in order,
+    /// in NFC (two spellings of one tag are one tag).
     public static func validateTags(_ tags: [String]?) throws(CommandError) -> [String] {
-        guard let tags, !tags.isEmpty else { throw .empty("tags is missing or empty: give at least one tag") }
+        guard let given = tags, !given.isEmpty else { throw .empty("tags is missing or empty: give at least one tag") }
+        let tags = given.map(CanonicalForm.of)
         if let bad = tags.first(where: { !hasValidCharacters($0) }) {
             throw CommandError(.tagCharset, "tag \(quoted(bad)) has characters outside letters, digits, _, CJK and @!#$&*+=.|")
         }
@@ -35,8 +38,9 @@ public enum TagRules {
     }
 
     /// One tag (`tags.valid`): 6001 when missing or empty, 6005 charset, 6006 length.
-    public static func validateTag(_ tag: String?) throws(CommandError) -> String {
-        guard let tag, !tag.isEmpty else { throw .empty("tag is missing") }
+    public static func validateTag(_ given: String?) throws(CommandError) -> String {
+        guard let given, !given.isEmpty else { throw .empty("tag is missing") }
+        let tag = CanonicalForm.of(given)
         guard hasValidCharacters(tag) else {
             throw CommandError(.tagCharset, "tag \(quoted(tag)) has characters outside letters, digits, _, CJK and @!#$&*+=.|")
         }
@@ -45,8 +49,9 @@ public enum TagRules {
     }
 
     /// An alias (`alias.set`): 6001 when missing or empty, 6003 charset, 6004 length.
-    public static func validateAlias(_ alias: String?) throws(CommandError) -> String {
-        guard let alias, !alias.isEmpty else { throw .empty("alias is missing") }
+    public static func validateAlias(_ given: String?) throws(CommandError) -> String {
+        guard let given, !given.isEmpty else { throw .empty("alias is missing") }
+        let alias = CanonicalForm.of(given)
         guard hasValidCharacters(alias) else {
             throw CommandError(.aliasCharset, "alias has characters outside letters, digits, _, CJK and @!#$&*+=.|")
         }

@@ -76,9 +76,11 @@ public enum Validate {
         return value
     }
 
-    /// A channel name (TikPush): 1..128 UTF-8 bytes without spaces or control characters (6017).
-    public static func channel(_ value: String?) throws(CommandError) -> String {
-        guard let value, !value.isEmpty else { throw .empty("channel is missing") }
+    /// A channel name (TikPush): 1..128 UTF-8 bytes without spaces or control characters (6017),
+    /// returned and measured in `CanonicalForm` (NFC), the form stored and compared.
+    public static func channel(_ given: String?) throws(CommandError) -> String {
+        guard let given, !given.isEmpty else { throw .empty("channel is missing") }
+        let value = CanonicalForm.of(given)
         guard value.utf8.count <= 128,
               value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace == false && $0.value >= 0x20 && $0.value != 0x7F })
         else { throw .invalid("channel must be 1..128 bytes without spaces or control characters") }

@@ -1,5 +1,6 @@
 import Client
 import Foundation
+import Runtime
 import Schema
 import Testing
 
@@ -59,5 +60,42 @@ struct MetricsTests {
         let tagging = entries.first { $0["service"] == "tagging".json }
         #expect(tagging?["workers"] == .number(1))
         #expect((tagging?["requests_total"]?.number ?? 0) >= 21)
+    }
+
+    /// Kubernetes restarts the gateway when `/healthz` stops answering, so connections that never
+    /// finish their request must not be able to starve it.
+    @Test func healthzAnswersWithin1sWhile10000HalfOpenConnectionsAreHeld() throws {
+        let flooded = 10_000
+        let openFiles = OpenFileLimit.raiseToHardLimit()
+        try #require(openFiles > flooded + 256, "this process may open only \(openFiles) files")
+        let stack = try TestStack().start([])
+        let gateway = try #require(stack.gateway?.process.processIdentifier)
+        try #require(eventually { (try? HTTPGet.fetch(port: stack.metricsPort, path: "/healthz", timeout: 1))?.status == 200 })
+
+        let flood = try HalfOpenFlood(port: stack.metricsPort, count: flooded)
+        defer { flood.close() }
+        #expect(flood.connected == flooded)
+        #expect(try eventually(5) { openDescriptors(gateway) >= flooded }, "the gateway holds the flood")
+        let held = openDescriptors(gateway)
+        let started = Date()
+        let health = try HTTPGet.fetch(port: stack.metricsPort, path: "/healthz", timeout: 1)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(health == (200, "ok\n"))
+        #expect(seconds < 1, "/healthz took \(seconds) s")
+        print("healthz under \(flood.connected) half-open connections: \(Int(seconds * 1000)) ms, "
+              + "gateway fds \(held), \(residentKilobytes(gateway) / 1024) MiB resident")
+        #expect(try eventually(10) { openDescriptors(gateway) < 1000 }, "the gateway lets go of idle connections by itself")
+    }
+
+    /// The resident memory of process `pid`, in KiB.
+    func residentKilobytes(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// How many files process `pid` holds open.
+    func openDescriptors(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
     }
 }

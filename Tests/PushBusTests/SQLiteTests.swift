@@ -154,4 +154,16 @@ struct SQLiteTests {
             #expect(error.sql == "SELEC nonsense")
         }
     }
+
+    @Test func aFileThatIsNotADatabaseIsNamedAndTakenForDamage() throws {
+        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try Store(path: path, migrations: migrations)
+            Issue.record("expected an error")
+        } catch let error as SQLiteError {
+            #expect(error.path == path)
+            #expect(error.isDamage)
+            #expect(error.description.contains("\(path): file is not a database"), "\(error)")
+        }
+    }
 }

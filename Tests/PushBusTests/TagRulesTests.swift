@@ -74,4 +74,15 @@ struct TagRulesTests {
         #expect(throws: CommandError(.emptyRequest, "tag is missing")) { try TagRules.validateTag("") }
         #expect((try? TagRules.validateTag("a b")) == nil)
     }
+
+    /// Names come back in NFC and are measured there: U+2F800 (4 bytes) is canonically U+4E3D (3).
+    @Test func namesAreCheckedAndReturnedInNFC() throws {
+        #expect(try TagRules.validateTag("\u{F900}").unicodeScalars.map(\.value) == [0x8C48])
+        #expect(try TagRules.validateAlias("a\u{F900}").unicodeScalars.map(\.value) == [0x61, 0x8C48])
+        #expect(try TagRules.validateTags(["\u{F900}", "\u{8C48}"]).map { $0.unicodeScalars.map(\.value) } == [[0x8C48]],
+                "two spellings of one tag are one tag")
+        let eleven = String(repeating: "\u{2F800}", count: 11)
+        #expect(try TagRules.validateTag(eleven) == String(repeating: "\u{4E3D}", count: 11), "44 bytes sent, 33 stored")
+        #expect(try Validate.channel("e\u{301}").unicodeScalars.map(\.value) == [0xE9])
+    }
 }

@@ -323,6 +323,37 @@ struct TaggingHandlerTests {
         _ = call("tags.delete", "d4", tags(["churned"]))
         #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"]) == ["gold", "vip"], "a tag with no device is gone")
     }
+
+    // MARK: canonical equivalence
+
+    /// U+F900 is a CJK compatibility ideograph whose canonical decomposition is U+8C48: Swift calls
+    /// them equal, SQLite compares bytes. Tags, aliases and channels are stored in NFC, so every
+    /// command finds a name under either spelling, whichever was sent first; a second handler on the
+    /// same file, with nothing in memory, finds it in the database.
+    @Test(arguments: [("\u{F900}", "\u{8C48}"), ("\u{8C48}", "\u{F900}")])
+    func canonicallyEquivalentNamesAreOneName(sent: String, asked: String) throws {
+        let path = TestPaths.temporaryDirectory("tagging-nfc") + "/tagging.sqlite"
+        let device: [String: JSONValue] = ["app_key": "app1".json, "registration_id": "d1".json]
+        let first = try TaggingHandler(path: path)
+        #expect(reply(first, "tags.add", device.merging(tags([sent])) { $1 }).code == 0)
+        #expect(reply(first, "alias.set", device.merging(["alias": sent.json]) { $1 }).code == 0)
+        #expect(reply(first, "channel.subscribe", device.merging(["channel": ("live" + sent).json]) { $1 }).code == 0)
+
+        for handler in [first, try TaggingHandler(path: path)] {
+            func ask(_ command: String, _ payload: [String: JSONValue]) -> JSONValue {
+                reply(handler, command, ["app_key": "app1".json].merging(payload) { $1 })
+            }
+            #expect(strings(ask("tags.get", device)["tags"])?.first?.unicodeScalars.map(\.value) == [0x8C48], "stored in NFC")
+            #expect(ask("alias.get", device)["alias"]?.string?.unicodeScalars.map(\.value) == [0x8C48])
+            #expect(ask("tags.valid", device.merging(["tag": asked.json]) { $1 })["is_bind"] == .bool(true))
+            #expect(ask("tags.count", ["tags": .array([asked.json])])["counts"] == .object(["\u{8C48}": .number(1)]))
+            #expect(strings(ask("alias.lookup", ["alias": asked.json])["registration_ids"]) == ["d1"])
+            #expect(strings(ask("audience.resolve", ["tag": .array([asked.json])])["registration_ids"]) == ["d1"])
+            #expect(strings(ask("audience.resolve", ["alias": .array([asked.json])])["registration_ids"]) == ["d1"])
+            #expect(strings(ask("audience.resolve", ["channel": .array([("live" + asked).json])])["registration_ids"]) == ["d1"])
+            #expect(ask("channel.status", device.merging(["channel": ("live" + asked).json]) { $1 })["subscribed"] == .bool(true))
+        }
+    }
 }
 
 @Suite("tagging schema")

@@ -94,4 +94,24 @@ struct TaggingIntegrationTests {
         try stack.startService("tagging")
         #expect(strings(try client.json("tags.get", device)["tags"]) == ["kept"])
     }
+
+    /// U+F900 and U+8C48 (its canonical decomposition) name one tag and one alias through the wire,
+    /// whichever spelling was sent first.
+    @Test func canonicallyEquivalentTagsAndAliasesAreOneName() throws {
+        let stack = try TestStack().start(["registration", "tagging"])
+        let client = try stack.client()
+        for (sent, asked) in [("\u{F900}", "\u{8C48}"), ("\u{8C48}", "\u{F900}")] {
+            let app = "app" + String(sent.unicodeScalars.first!.value, radix: 16)
+            let id = try client.register(appKey: app)
+            let device: [String: JSONValue] = ["app_key": app.json, "registration_id": id.json]
+            #expect(try client.json("tags.add", device.merging(["tags": .array([sent.json])]) { $1 }).code == 0)
+            #expect(try client.json("alias.set", device.merging(["alias": sent.json]) { $1 }).code == 0)
+
+            let count = try client.json("tags.count", ["app_key": app.json, "tags": .array([asked.json])])
+            #expect(count["counts"] == .object(["\u{8C48}": .number(1)]), "\(count)")
+            #expect(strings(try client.json("alias.lookup", ["app_key": app.json, "alias": asked.json])["registration_ids"]) == [id])
+            #expect(strings(try client.json("audience.resolve", ["app_key": app.json, "tag": .array([asked.json])])["registration_ids"]) == [id])
+            #expect(try client.json("tags.valid", device.merging(["tag": asked.json]) { $1 })["is_bind"] == .bool(true))
+        }
+    }
 }

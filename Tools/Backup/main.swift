@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import Runtime
 import SQLite
@@ -5,6 +6,8 @@ import SQLite
 // Copies every service database of a data directory with SQLite's online backup API, while the
 // services keep running; each copy is one consistent moment of its database. Restore: stop the
 // services, put the copies (and admin.secret, server.key) back in the data directory, start again.
+// The copies hold what the databases hold: the directory is 0700 and every copy 0600.
+PrivateFiles.restrictNewFiles()
 let flags = Flags.parseOrExit(program: "pushbus-backup",
                               summary: "Online backup of every PushBus database in a data directory.",
                               flags: [
@@ -14,7 +17,7 @@ let flags = Flags.parseOrExit(program: "pushbus-backup",
 do {
     guard let out = flags.optionalString("out") else { throw UsageError("give --out DIR") }
     let source = flags.string("data-dir")
-    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    try PrivateFiles.prepareDirectory(out)
     let files = try FileManager.default.contentsOfDirectory(atPath: source).filter { $0.hasSuffix(".sqlite") }.sorted()
     for file in files {
         let database = try Database(path: (source as NSString).appendingPathComponent(file))

@@ -1,10 +1,11 @@
+import Credentials
 import Foundation
 import ZeroMQ
 
 /// The gateway's CURVE key pair for a data directory: `curve.secret` (mode 0600), made on first use.
 enum CurveKeyFile {
     static func load(dataDirectory: String) throws -> (keys: CurveKeys, path: String) {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.prepareDirectory(dataDirectory)
         let path = (dataDirectory as NSString).appendingPathComponent("curve.secret")
         if !FileManager.default.fileExists(atPath: path) {
             let keys = try CurveKeys.generate()

@@ -1,4 +1,5 @@
 import Client
+import Credentials
 import Foundation
 import Runtime
 import Schema
@@ -55,7 +56,13 @@ final class Launcher: @unchecked Sendable {
 
     /// Starts everything and blocks until SIGINT or SIGTERM has stopped every child.
     func run() throws -> Never {
-        try FileManager.default.createDirectory(atPath: options.dataDirectory, withIntermediateDirectories: true)
+        switch try PrivateFiles.prepareDirectory(options.dataDirectory) {
+        case .ready: break
+        case .closed(let names):
+            output.say("pushbus: data directory was open to other users, now only this user may read it: \(names.joined(separator: ","))")
+        case .leftOpen(let mode):
+            output.say("pushbus: warning: data directory is open to other users (\(String(mode, radix: 8))) and is not ours to close")
+        }
         for service in options.services {
             try ShardLayout(count: options.shardCount(service)).check(directory: options.dataDirectory, service: service.name)
         }

@@ -1,6 +1,8 @@
+import Credentials
 import Foundation
 import Runtime
 
+PrivateFiles.restrictNewFiles()
 let binDirectory = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
     .resolvingSymlinksInPath().deletingLastPathComponent().path
 let flags = Flags.parseOrExit(program: "pushbus",

@@ -2,10 +2,16 @@ import Foundation
 
 /// A minimal HTTP/1.0 GET over a plain socket, so tests read `/metrics` as Prometheus would.
 enum HTTPGet {
-    /// The status code and body of `GET path` on 127.0.0.1:`port`.
-    static func fetch(port: Int, path: String) throws -> (status: Int, body: String) {
+    /// The status code and body of `GET path` on 127.0.0.1:`port`. With `timeout`, connecting,
+    /// sending and each read give up after that many seconds (and throw) instead of waiting forever.
+    static func fetch(port: Int, path: String, timeout: Double? = nil) throws -> (status: Int, body: String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
+        if let timeout {
+            var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -13,7 +13,10 @@ final class TestStack: @unchecked Sendable {
     let eventsInPort = Ports.free()
     let eventsOutPort = Ports.free()
     let metricsPort = Ports.free()
-    let dataDirectory = TestPaths.temporaryDirectory("stack")
+    let dataDirectory: String
+    /// Where the processes' output goes: the data directory, or a directory beside it when the test
+    /// names a data directory of its own, for the stack alone to create and fill.
+    let logDirectory: String
     let context: Context
     /// The gateway's CURVE public key, when the test runs it with encryption.
     var serverKey: String?
@@ -25,10 +28,13 @@ final class TestStack: @unchecked Sendable {
     var eventsIn: String { "tcp://127.0.0.1:\(eventsInPort)" }
     var eventsOut: String { "tcp://127.0.0.1:\(eventsOutPort)" }
 
-    /// `gatewayArguments` adds to the gateway's flags (a short request timeout, say).
-    init(gatewayArguments: [String] = ["--heartbeat-ms", "200", "--request-timeout-ms", "2000"]) throws {
+    /// `gatewayArguments` adds to the gateway's flags (a short request timeout, say); `dataDirectory`,
+    /// when given, is left for the processes to create.
+    init(gatewayArguments: [String] = ["--heartbeat-ms", "200", "--request-timeout-ms", "2000"], dataDirectory: String? = nil) throws {
         context = try Context()
         self.gatewayArguments = gatewayArguments
+        self.dataDirectory = dataDirectory ?? TestPaths.temporaryDirectory("stack")
+        logDirectory = dataDirectory == nil ? self.dataDirectory : TestPaths.temporaryDirectory("stack-logs")
     }
 
     /// The deployment's secrets in the stack's data directory (made by whoever starts first).
@@ -52,6 +58,7 @@ final class TestStack: @unchecked Sendable {
         for service in services.values { service.kill() }
         gateway?.kill()
         try? FileManager.default.removeItem(atPath: dataDirectory)
+        try? FileManager.default.removeItem(atPath: logDirectory)
     }
 
     @discardableResult
@@ -66,7 +73,7 @@ final class TestStack: @unchecked Sendable {
                                      ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut,
                                       "--data-dir", dataDirectory, "--metrics", "127.0.0.1:\(metricsPort)",
                                       "--parent-pid", String(getpid())] + gatewayArguments,
-                                     logDirectory: dataDirectory)
+                                     logDirectory: logDirectory)
     }
 
     /// Starts a service and waits until the gateway routes to it.
@@ -74,7 +81,7 @@ final class TestStack: @unchecked Sendable {
         services[name] = try RunningProcess(TestPaths.executable(name),
                                             ["--endpoint", endpoint, "--events-in", eventsIn, "--events-out", eventsOut, "--data-dir", dataDirectory,
                                              "--heartbeat-ms", "200", "--parent-pid", String(getpid())] + extra,
-                                            logDirectory: dataDirectory)
+                                            logDirectory: logDirectory)
         try waitForService(name)
     }
 
