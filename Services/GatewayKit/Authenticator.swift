@@ -20,10 +20,10 @@ struct Authenticator {
     }
 
     /// The body to forward (`[command, payload]`, the proof removed), or why the request is refused.
-    /// `claims` is the payload as the broker read it; a device command without its registration_id
-    /// is answered 6001 before its proof is looked at.
-    mutating func check(command: String, body: [Data], claims: PayloadKeys, now: Int64) -> Result<[Data], CommandError> {
-        let known = Command(rawValue: command)
+    /// `known` is `command` in the table (nil for internal commands such as `events.fetch`); `claims`
+    /// is the payload as the broker read it. A device command without its registration_id is
+    /// answered 6001 before its proof is looked at.
+    mutating func check(command: String, known: Command?, body: [Data], claims: PayloadKeys, now: Int64) -> Result<[Data], CommandError> {
         if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
            claims.registrationID == nil {
             return .failure(.empty("missing field registration_id"))

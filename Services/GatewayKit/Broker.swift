@@ -153,13 +153,18 @@ public final class Broker {
         var request = signed
         var keys = PayloadKeys()
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
+            let known = Command(rawValue: command)
+            if request.service == DeviceRouting.service, known == nil {
+                refuse(sender, request, DeviceRouting.unknownCommand(command), seq: WireCodec.seq(of: request.body[1]))
+                return
+            }
             do {
                 keys = try WireCodec.decode(PayloadKeys.self, from: request.body[1])
             } catch {
                 refuse(sender, request, error, seq: WireCodec.seq(of: request.body[1]))
                 return
             }
-            switch authenticator.check(command: command, body: request.body, claims: keys, now: Int64(Date().timeIntervalSince1970)) {
+            switch authenticator.check(command: command, known: known, body: request.body, claims: keys, now: Int64(Date().timeIntervalSince1970)) {
             case .success(let body): request.body = body
             case .failure(let error):
                 refuse(sender, request, error, seq: keys.seq)
