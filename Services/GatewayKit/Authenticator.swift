@@ -21,9 +21,13 @@ struct Authenticator {
 
     /// The body to forward (`[command, payload]`, the proof removed), or why the request is refused.
     /// `known` is `command` in the table (nil for internal commands such as `events.fetch`); `claims`
-    /// is the payload as the broker read it. A device command without its registration_id is
-    /// answered 6001 before its proof is looked at.
+    /// is the payload as the broker read it. A command that names one device is answered before its
+    /// proof is looked at when its registration_id is not a string (6017) or, for a device command,
+    /// missing (6001); app-wide queries may give a list.
     mutating func check(command: String, known: Command?, body: [Data], claims: PayloadKeys, now: Int64) -> Result<[Data], CommandError> {
+        if claims.registrationIDIsNotString, known?.isAppWide != true {
+            return .failure(.invalid("field registration_id: expected a string"))
+        }
         if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
            claims.registrationID == nil {
             return .failure(.empty("missing field registration_id"))
