@@ -204,6 +204,9 @@ public final class Broker {
             case .all(let parts):
                 scatter(sender, request, command: command, service: target, parts: parts, seq: seq())
                 return
+            case .paged(let paging):
+                page(sender, request, service: target, paging: paging, seq: seq())
+                return
             }
         }
         accept(sender, request, target: target, body: request.body, seq: seq)
