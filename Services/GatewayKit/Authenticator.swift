@@ -19,12 +19,19 @@ struct Authenticator {
         derived = DerivedKeyCache(byteLimit: keyCacheBytes)
     }
 
-    /// The body to forward (`[command, payload]`, the proof removed), or why the request is refused.
+    /// A request that passed: the body to forward (`[command, payload]`, the proof removed) and
+    /// whether a proof vouched for it (only `device.register` passes without one).
+    struct Admission {
+        let body: [Data]
+        let isSigned: Bool
+    }
+
+    /// What passes of the request, or why it is refused.
     /// `known` is `command` in the table (nil for internal commands such as `events.fetch`); `claims`
     /// is the payload as the broker read it. A command that names one device is answered before its
     /// proof is looked at when its registration_id is not a string (6017) or, for a device command,
     /// missing (6001); app-wide queries may give a list.
-    mutating func check(command: String, known: Command?, body: [Data], claims: PayloadKeys, now: Int64) -> Result<[Data], CommandError> {
+    mutating func check(command: String, known: Command?, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Admission, CommandError> {
         if claims.registrationIDIsNotString, known?.isAppWide != true {
             return .failure(.invalid("field registration_id: expected a string"))
         }
@@ -33,7 +40,7 @@ struct Authenticator {
             return .failure(.empty("missing field registration_id"))
         }
         if body.count == 2 {
-            return known == .deviceRegister ? .success(body) : .failure(refusal("\(command) must be signed"))
+            return known == .deviceRegister ? .success(Admission(body: body, isSigned: false)) : .failure(refusal("\(command) must be signed"))
         }
         guard body.count == 3, let proof = Proof(frame: body[2]) else {
             return .failure(.invalid("the third frame must be a proof: v1 <principal> <hex HMAC-SHA256>"))
@@ -70,7 +77,7 @@ struct Authenticator {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
         guard replays.insert(proof.signature, ts: ts, now: now) else { return .failure(refusal("proof already used")) }
-        return .success(Array(body.prefix(2)))
+        return .success(Admission(body: Array(body.prefix(2)), isSigned: true))
     }
 
     /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID

@@ -30,6 +30,7 @@ public final class Broker {
     var gathers: [UInt64: Gather] = [:]
     private var roundRobin = 0
     private lazy var appRate = AppRateLimit(perSecond: options.appRate)
+    private lazy var registerRate = RegistrationRateLimit(perSecond: options.registerRate, burst: options.registerBurst)
     /// Body frames a request may have; device commands have two.
     static let maxBodyFrames = 16
 
@@ -116,12 +117,13 @@ public final class Broker {
     // MARK: inbound
 
     private func readRequests() throws {
+        let wantsPeer = options.registerRate > 0 ? RegistrationRateLimit.mayBeUnsignedRegistration : { _ in false }
         var count = 0
-        while count < Self.readBatch, let message = try router.receive(wait: false) {
+        while count < Self.readBatch, let (message, peerAddress) = try router.receive(wait: false, peerAddressIf: wantsPeer) {
             count += 1
             do {
                 switch try Inbound(message) {
-                case .client(let sender, let request): handleClient(sender, request)
+                case .client(let sender, let request): handleClient(sender, request, peerAddress: peerAddress)
                 case .worker(let sender, let command): handleWorker(sender, command)
                 }
             } catch {
@@ -141,7 +143,8 @@ public final class Broker {
         }
     }
 
-    private func handleClient(_ sender: Data, _ signed: ClientMessage) {
+    /// `peerAddress` is the sender's IP, read for what may be an unsigned registration only.
+    private func handleClient(_ sender: Data, _ signed: ClientMessage, peerAddress: String?) {
         if signed.service.hasPrefix(MDP.mmiPrefix) {
             answerMMI(sender, signed)
             return
@@ -152,6 +155,8 @@ public final class Broker {
         }
         var request = signed
         var keys = PayloadKeys()
+        var isSigned = false
+        var isUnsignedRegistration = false
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
             let known = Command(rawValue: command)
             if request.service == DeviceRouting.service, known == nil {
@@ -165,7 +170,10 @@ public final class Broker {
                 return
             }
             switch authenticator.check(command: command, known: known, body: request.body, claims: keys, now: Int64(Date().timeIntervalSince1970)) {
-            case .success(let body): request.body = body
+            case .success(let admission):
+                request.body = admission.body
+                isSigned = admission.isSigned
+                isUnsignedRegistration = !admission.isSigned && known == .deviceRegister
             case .failure(let error):
                 refuse(sender, request, error, seq: keys.seq)
                 return
@@ -176,8 +184,15 @@ public final class Broker {
             refuse(sender, request, .invalid("request has \(request.body.count) frames; at most \(Self.maxBodyFrames)"), seq: nil)
             return
         }
-        if options.appRate > 0, request.body.count == 2, !appRate.allow(appKey: keys.appKey, now: Clock.milliseconds()) {
+        // Only a verified proof spends an app's rate, so nobody can spend another app's; the one
+        // unsigned command is limited by the address it comes from.
+        if options.appRate > 0, isSigned, !appRate.allow(appKey: keys.appKey, now: Clock.milliseconds()) {
             refuse(sender, request, CommandError(.tooFrequent, "more than \(options.appRate) requests a second from this app, slow down"),
+                   seq: seq())
+            return
+        }
+        if options.registerRate > 0, isUnsignedRegistration, !registerRate.allow(peer: peerAddress, now: Clock.milliseconds()) {
+            refuse(sender, request, CommandError(.tooFrequent, "more than \(options.registerRate) registrations a second from this address, slow down"),
                    seq: seq())
             return
         }
