@@ -58,7 +58,7 @@ struct Authenticator {
             let name = "app:" + appKey
             if let cached = derived.key(name) { key = cached } else {
                 key = secrets.masterSecret(appKey: appKey)
-                newlyDerived = name
+                newlyDerived = Self.isWorthKeeping(appKey: appKey) ? name : nil
             }
         case .device(let id):
             guard claims.registrationID == id, let appKey = claims.appKey else {
@@ -67,7 +67,7 @@ struct Authenticator {
             let name = appKey + "/" + id
             if let cached = derived.key(name) { key = cached } else {
                 key = secrets.deviceSecret(appKey: appKey, registrationID: id)
-                newlyDerived = name
+                newlyDerived = Self.isWorthKeeping(appKey: appKey, registrationID: id) ? name : nil
             }
         }
         let expected = Proof.signature(key: key, command: command, payload: body[1])
@@ -89,6 +89,18 @@ struct Authenticator {
         case .app: return command.isAppWide || (command.service == .analytics && command != .statsReport)
         case .device: return !command.isAppWide
         }
+    }
+
+    /// Bytes the derived-key cache holds (`--key-cache-mb` bounds it).
+    var keyCacheBytes: Int { derived.byteCount }
+
+    /// Whether a derived key is worth keeping: only for an app_key and registration_id a service
+    /// accepts (64 characters at most). A proof made with the deployment's secrets (pushbus-fuzz)
+    /// verifies for any payload, and a device proof's key is named by the payload's app_key: kept,
+    /// the fuzzer's 100-KB app_keys filled the whole cache (up to 2 MB an entry at 32 MiB).
+    private static func isWorthKeeping(appKey: String, registrationID: String? = nil) -> Bool {
+        guard (try? Validate.appKey(appKey)) != nil else { return false }
+        return registrationID.map { (try? Validate.registrationID($0)) != nil } ?? true
     }
 
     private func refusal(_ reason: String) -> CommandError { CommandError(.appKeyInvalid, reason) }

@@ -79,7 +79,7 @@ extension Broker {
         guard let gather = gathers.removeValue(forKey: id) else { return }
         let body = [reply]
         send(to: gather.client, ClientMessage(service: gather.request.service, body: body).frames)
-        metrics.answered(gather.command.service.name, reply: reply, arrivedAt: gather.arrivedAt, now: Clock.milliseconds())
+        metrics.answered(gather.command.service.name, hasWorkers: { true }, reply: reply, arrivedAt: gather.arrivedAt, now: Clock.milliseconds())
         recorder?.record(arrivedAt: gather.arrivedAt, service: gather.request.service, body: gather.request.body, reply: body)
     }
 }

@@ -17,7 +17,7 @@ public final class Broker {
 
     var router: Socket!
     private var authenticator: Authenticator!
-    var metrics = GatewayMetrics()
+    lazy var metrics = GatewayMetrics(shards: options.shards)
     var metricsServer: MetricsServer?
     var recorder: Recorder?
     var requests: [UInt64: PendingRequest] = [:]
@@ -248,7 +248,7 @@ public final class Broker {
                                       body: body, deadline: deadline, arrivedAt: now, part: part)
         deadlines.append((id, deadline))
         services[target, default: ServiceQueue()].enqueue(id)
-        metrics.accepted(target)
+        metrics.accepted(target, hasWorkers: { hasWorkers(target) })
         dispatch(target)
         return id
     }
@@ -385,7 +385,8 @@ public final class Broker {
         }
         send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
         recorder?.record(arrivedAt: request.arrivedAt, service: request.replyService, body: request.body, reply: body)
-        metrics.answered(request.target, reply: body.first, arrivedAt: request.arrivedAt, now: Clock.milliseconds())
+        metrics.answered(request.target, hasWorkers: { hasWorkers(request.target) }, reply: body.first, arrivedAt: request.arrivedAt,
+                         now: Clock.milliseconds())
     }
 
     func answer(_ request: PendingRequest, _ error: CommandError) {
@@ -396,7 +397,8 @@ public final class Broker {
     func refuse(_ sender: Data, _ request: ClientMessage, _ error: CommandError, seq: Int?) {
         let body = [WireCodec.errorReply(error, seq: seq)]
         send(to: sender, ClientMessage(service: request.service, body: body).frames)
-        metrics.answered(request.service, reply: body.first, arrivedAt: Clock.milliseconds(), now: Clock.milliseconds())
+        metrics.answered(request.service, hasWorkers: { hasWorkers(request.service) }, reply: body.first, arrivedAt: Clock.milliseconds(),
+                         now: Clock.milliseconds())
         recorder?.record(arrivedAt: Clock.milliseconds(), service: request.service, body: request.body, reply: body)
     }
 
@@ -414,7 +416,7 @@ public final class Broker {
         var count = 0
         while count < Self.readBatch, let message = try source.receive(wait: false) {
             count += 1
-            if counting, message.count == 2 { metrics.forwarded(topic: message[0], event: message[1]) }
+            if counting, message.count == 2 { metrics.forwarded(topic: message[0], event: message[1], hasWorkers: hasWorkers) }
             try? sink.send(message, wait: false)
         }
     }

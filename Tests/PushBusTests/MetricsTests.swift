@@ -1,7 +1,9 @@
 import Client
 import Foundation
+import Majordomo
 import Schema
 import Testing
+import ZeroMQ
 
 /// `/metrics` and `/healthz` on the real gateway, and `mmi.topology` behind `pushctl status`.
 @Suite("metrics (integration)", .serialized)
@@ -59,5 +61,28 @@ struct MetricsTests {
         let tagging = entries.first { $0["service"] == "tagging".json }
         #expect(tagging?["workers"] == .number(1))
         #expect((tagging?["requests_total"]?.number ?? 0) >= 21)
+    }
+
+    @Test func madeUpServiceNamesAreCountedUnderOneLabel() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "300"]).start()
+        let caller = try Socket(stack.context, .dealer)
+        try caller.connect(stack.endpoint)
+        for n in 0..<300 { try caller.send(ClientMessage(service: "made-up-\(n)", strings: ["x"]).frames) }
+        var poller = Poller([caller])
+        var replies = 0
+        while replies < 300, try poller.poll(timeout: 5000)[0] {
+            while try caller.receive(wait: false) != nil { replies += 1 }
+        }
+        #expect(replies == 300, "each answered 6002 at its deadline")
+        var page = ""
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            page = try HTTPGet.fetch(port: stack.metricsPort, path: "/metrics").body
+            if sample(page, #"pushbus_gateway_replies_total{service="other",code="6002"}"#) >= 300 { break }
+            usleep(100_000)
+        } while Date() < deadline
+        #expect(sample(page, #"pushbus_gateway_requests_total{service="other"}"#) == 300)
+        #expect(sample(page, #"pushbus_gateway_replies_total{service="other",code="6002"}"#) == 300)
+        #expect(!page.contains("made-up"), "no label per made-up name: \(page.utf8.count) bytes")
     }
 }
