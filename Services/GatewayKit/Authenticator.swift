@@ -21,14 +21,21 @@ struct Authenticator {
         derived = DerivedKeyCache(byteLimit: keyCacheBytes)
     }
 
-    /// The proof frame to forward with the request once it verified (nil for an unsigned
-    /// registration), or why the request is refused.
-    /// `claims` is the payload as the broker read it; a device command without its registration_id
-    /// is answered 6001 before its proof is looked at, one with a list of them 6017 (only app-wide
-    /// queries take a list).
-    mutating func check(command: String, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Data?, CommandError> {
-        let known = Command(rawValue: command)
-        if claims.registrationIDIsList, known?.isAppWide != true {
+    /// A request that passed: the body to forward (`[command, payload]`) and the proof that vouched
+    /// for it, which the service gets after the body (nil: only `device.register` passes without one).
+    struct Admission {
+        let body: [Data]
+        let proof: Data?
+        var isSigned: Bool { proof != nil }
+    }
+
+    /// What passes of the request, or why it is refused.
+    /// `known` is `command` in the table (nil for internal commands such as `events.fetch`); `claims`
+    /// is the payload as the broker read it. A command that names one device is answered before its
+    /// proof is looked at when its registration_id is not a string (6017) or, for a device command,
+    /// missing (6001); app-wide queries may give a list.
+    mutating func check(command: String, known: Command?, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Admission, CommandError> {
+        if claims.registrationIDIsNotString, known?.isAppWide != true {
             return .failure(.invalid("field registration_id: expected a string"))
         }
         if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
@@ -36,7 +43,7 @@ struct Authenticator {
             return .failure(.empty("missing field registration_id"))
         }
         if body.count == 2 {
-            return known == .deviceRegister ? .success(nil) : .failure(refusal("\(command) must be signed"))
+            return known == .deviceRegister ? .success(Admission(body: body, proof: nil)) : .failure(refusal("\(command) must be signed"))
         }
         guard body.count == 3, let proof = Proof(frame: body[2]) else {
             return .failure(.invalid("the third frame must be a proof: v1 <principal> <hex HMAC-SHA256>"))
@@ -60,7 +67,7 @@ struct Authenticator {
             let name = "app:" + appKey
             if let cached = derived.key(name) { key = cached } else {
                 key = secrets.masterSecret(appKey: appKey)
-                newlyDerived = name
+                newlyDerived = Self.isWorthKeeping(appKey: appKey) ? name : nil
             }
         case .device(let id):
             guard claims.registrationID == id, let appKey = claims.appKey else {
@@ -69,7 +76,7 @@ struct Authenticator {
             let name = appKey + "/" + id
             if let cached = derived.key(name) { key = cached } else {
                 key = secrets.deviceSecret(appKey: appKey, registrationID: id)
-                newlyDerived = name
+                newlyDerived = Self.isWorthKeeping(appKey: appKey, registrationID: id) ? name : nil
             }
         }
         let expected = Proof.signature(key: key, command: command, payload: body[1])
@@ -80,7 +87,7 @@ struct Authenticator {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
         guard replays.insert(proof.signature, ts: ts, now: now) else { return .failure(refusal("proof already used")) }
-        return .success(body[2])
+        return .success(Admission(body: Array(body.prefix(2)), proof: body[2]))
     }
 
     /// Whether a worker's READY carries a valid credential for the service it announces (DESIGN
@@ -113,6 +120,18 @@ struct Authenticator {
         case .app: return command.isAppWide || command == .deviceRegister || (command.service == .analytics && command != .statsReport)
         case .device: return !command.isAppWide && command != .maErase
         }
+    }
+
+    /// Bytes the derived-key cache holds (`--key-cache-mb` bounds it).
+    var keyCacheBytes: Int { derived.byteCount }
+
+    /// Whether a derived key is worth keeping: only for an app_key and registration_id a service
+    /// accepts (64 characters at most). A proof made with the deployment's secrets (pushbus-fuzz)
+    /// verifies for any payload, and a device proof's key is named by the payload's app_key: kept,
+    /// the fuzzer's 100-KB app_keys filled the whole cache (up to 2 MB an entry at 32 MiB).
+    private static func isWorthKeeping(appKey: String, registrationID: String? = nil) -> Bool {
+        guard (try? Validate.appKey(appKey)) != nil else { return false }
+        return registrationID.map { (try? Validate.registrationID($0)) != nil } ?? true
     }
 
     private func refusal(_ reason: String) -> CommandError { CommandError(.appKeyInvalid, reason) }

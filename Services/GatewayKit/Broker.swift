@@ -23,7 +23,7 @@ public final class Broker {
     private var forgedEvents = ThrottledCount()
     /// With `--curve`, who may connect to the bus.
     private var zap: ZAPHandler?
-    var metrics = GatewayMetrics()
+    lazy var metrics = GatewayMetrics(shards: options.shards)
     var metricsServer: MetricsServer?
     var recorder: Recorder?
     var requests: [UInt64: PendingRequest] = [:]
@@ -38,6 +38,7 @@ public final class Broker {
     private lazy var appRate = AppRateLimit(perSecond: options.appRate)
     /// Worker-protocol messages from peers that are not admitted workers, logged at most once a second.
     private var strangers = ThrottledCount()
+    private lazy var registerRate = RegistrationRateLimit(perSecond: options.registerRate, burst: options.registerBurst)
     /// Body frames a request may have; device commands have two.
     static let maxBodyFrames = 16
 
@@ -132,12 +133,13 @@ public final class Broker {
     // MARK: inbound
 
     private func readRequests() throws {
+        let wantsPeer = options.registerRate > 0 ? RegistrationRateLimit.mayBeUnsignedRegistration : { _ in false }
         var count = 0
-        while count < Self.readBatch, let message = try router.receive(wait: false) {
+        while count < Self.readBatch, let (message, peerAddress) = try router.receive(wait: false, peerAddressIf: wantsPeer) {
             count += 1
             do {
                 switch try Inbound(message) {
-                case .client(let sender, let request): handleClient(sender, request)
+                case .client(let sender, let request): handleClient(sender, request, peerAddress: peerAddress)
                 case .worker(let sender, let command): handleWorker(sender, command)
                 }
             } catch {
@@ -157,7 +159,8 @@ public final class Broker {
         }
     }
 
-    private func handleClient(_ sender: Data, _ signed: ClientMessage) {
+    /// `peerAddress` is the sender's IP, read for what may be an unsigned registration only.
+    private func handleClient(_ sender: Data, _ signed: ClientMessage, peerAddress: String?) {
         if signed.service.hasPrefix(MDP.mmiPrefix) {
             answerMMI(sender, signed)
             return
@@ -169,17 +172,24 @@ public final class Broker {
         var request = signed
         var keys = PayloadKeys()
         var proof: Data?
+        var isUnsignedRegistration = false
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
+            let known = Command(rawValue: command)
+            if request.service == DeviceRouting.service, known == nil {
+                refuse(sender, request, DeviceRouting.unknownCommand(command), seq: WireCodec.seq(of: request.body[1]))
+                return
+            }
             do {
                 keys = try WireCodec.decode(PayloadKeys.self, from: request.body[1])
             } catch {
                 refuse(sender, request, error, seq: WireCodec.seq(of: request.body[1]))
                 return
             }
-            switch authenticator.check(command: command, body: request.body, claims: keys, now: Int64(Date().timeIntervalSince1970)) {
-            case .success(let verified):
-                proof = verified
-                if verified != nil { request.body.removeLast() }
+            switch authenticator.check(command: command, known: known, body: request.body, claims: keys, now: Int64(Date().timeIntervalSince1970)) {
+            case .success(let admission):
+                request.body = admission.body
+                proof = admission.proof
+                isUnsignedRegistration = !admission.isSigned && known == .deviceRegister
             case .failure(let error):
                 refuse(sender, request, error, seq: keys.seq)
                 return
@@ -190,8 +200,15 @@ public final class Broker {
             refuse(sender, request, .invalid("request has \(request.body.count) frames; at most \(Self.maxBodyFrames)"), seq: nil)
             return
         }
-        if options.appRate > 0, request.body.count == 2, !appRate.allow(appKey: keys.appKey, now: Clock.milliseconds()) {
+        // Only a verified proof spends an app's rate, so nobody can spend another app's; the one
+        // unsigned command is limited by the address it comes from.
+        if options.appRate > 0, proof != nil, !appRate.allow(appKey: keys.appKey, now: Clock.milliseconds()) {
             refuse(sender, request, CommandError(.tooFrequent, "more than \(options.appRate) requests a second from this app, slow down"),
+                   seq: seq())
+            return
+        }
+        if options.registerRate > 0, isUnsignedRegistration, !registerRate.allow(peer: peerAddress, now: Clock.milliseconds()) {
+            refuse(sender, request, CommandError(.tooFrequent, "more than \(options.registerRate) registrations a second from this address, slow down"),
                    seq: seq())
             return
         }
@@ -217,6 +234,9 @@ public final class Broker {
                 target = ShardHash.serviceName(target, shard: shard, of: shards)
             case .all(let parts):
                 scatter(sender, request, command: command, service: target, parts: parts, proof: proof, seq: seq())
+                return
+            case .paged(let paging):
+                page(sender, request, service: target, paging: paging, proof: proof, seq: seq())
                 return
             }
         }
@@ -244,7 +264,7 @@ public final class Broker {
                                       body: body, proof: proof, deadline: deadline, arrivedAt: now, part: part)
         deadlines.append((id, deadline))
         services[target, default: ServiceQueue()].enqueue(id)
-        metrics.accepted(target)
+        metrics.accepted(target, hasWorkers: { hasWorkers(target) })
         dispatch(target)
         return id
     }
@@ -394,7 +414,8 @@ public final class Broker {
         }
         send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
         recorder?.record(arrivedAt: request.arrivedAt, service: request.replyService, body: request.body, reply: body)
-        metrics.answered(request.target, reply: body.first, arrivedAt: request.arrivedAt, now: Clock.milliseconds())
+        metrics.answered(request.target, hasWorkers: { hasWorkers(request.target) }, reply: body.first, arrivedAt: request.arrivedAt,
+                         now: Clock.milliseconds())
     }
 
     func answer(_ request: PendingRequest, _ error: CommandError) {
@@ -405,7 +426,8 @@ public final class Broker {
     func refuse(_ sender: Data, _ request: ClientMessage, _ error: CommandError, seq: Int?) {
         let body = [WireCodec.errorReply(error, seq: seq)]
         send(to: sender, ClientMessage(service: request.service, body: body).frames)
-        metrics.answered(request.service, reply: body.first, arrivedAt: Clock.milliseconds(), now: Clock.milliseconds())
+        metrics.answered(request.service, hasWorkers: { hasWorkers(request.service) }, reply: body.first, arrivedAt: Clock.milliseconds(),
+                         now: Clock.milliseconds())
         recorder?.record(arrivedAt: Clock.milliseconds(), service: request.service, body: request.body, reply: body)
     }
 
@@ -442,7 +464,7 @@ public final class Broker {
                     }
                     continue
                 }
-                metrics.forwarded(topic: message[0], event: message[1], publisher: publisher)
+                metrics.forwarded(topic: message[0], event: message[1], publisher: publisher, hasWorkers: hasWorkers)
                 if topic == Topic.deviceDeleted.rawValue, ShardHash.baseService(of: publisher) == Service.registration.name,
                    let deleted = try? BusEvent(topic: topic, data: message[1]).decode(DeviceDeletedEvent.self) {
                     authenticator.deleted.insert(deleted.body.registrationID)

@@ -3,7 +3,17 @@ import Runtime
 import Schema
 
 /// What the gateway counts, and the workers' counters it has heard on the bus, as Prometheus text.
+/// Every count is by service label; a name a client or publisher made up is counted as `other`, so
+/// garbage names cannot grow the counters (or the page) without bound.
 struct GatewayMetrics {
+    /// What names outside the known set are counted under.
+    static let other = "other"
+    /// Other MDP workers' service names counted under their own label, at most.
+    static let maxOtherLabels = 64
+    /// Names counted under their own label: `device`, the PushBus services and their configured
+    /// shards, and the other names that had workers when first seen (up to `maxOtherLabels`).
+    private var labels: Set<String>
+    private var otherLabels = 0
     /// Service → requests accepted for it.
     private(set) var requests: [String: Int] = [:]
     /// Service → result code → replies.
@@ -22,20 +32,43 @@ struct GatewayMetrics {
     private var counted: [String: Int] = [:]
     private var countedAt: Int64 = 0
 
-    mutating func accepted(_ service: String) { requests[service, default: 0] += 1 }
+    init(shards: ShardMap = ShardMap()) {
+        labels = [DeviceRouting.service]
+        for service in Service.allCases {
+            let count = shards.count(service.name)
+            labels.insert(service.name)
+            for shard in 0..<count { labels.insert(ShardHash.serviceName(service.name, shard: shard, of: count)) }
+        }
+    }
 
-    mutating func answered(_ service: String, reply: Data?, arrivedAt: Int64, now: Int64) {
-        replies[service, default: [:]][reply.flatMap(ReplySniffer.code) ?? -1, default: 0] += 1
-        latency[service, default: Histogram()].record(seconds: Double(max(0, now - arrivedAt)) / 1000)
+    /// The label `service` is counted under. `hasWorkers` is asked only of a name not labelled yet.
+    mutating func label(_ service: String, hasWorkers: () -> Bool) -> String {
+        if labels.contains(service) { return service }
+        guard otherLabels < Self.maxOtherLabels, hasWorkers() else { return Self.other }
+        labels.insert(service)
+        otherLabels += 1
+        return service
+    }
+
+    mutating func accepted(_ service: String, hasWorkers: () -> Bool) {
+        requests[label(service, hasWorkers: hasWorkers), default: 0] += 1
+    }
+
+    mutating func answered(_ service: String, hasWorkers: () -> Bool, reply: Data?, arrivedAt: Int64, now: Int64) {
+        let label = label(service, hasWorkers: hasWorkers)
+        replies[label, default: [:]][reply.flatMap(ReplySniffer.code) ?? -1, default: 0] += 1
+        latency[label, default: Histogram()].record(seconds: Double(max(0, now - arrivedAt)) / 1000)
     }
 
     private static let workerMetricsPrefix = Data(WorkerMetrics.topicPrefix.utf8)
 
-    /// Counts an event whose `publisher` signed it; a worker's counters are kept only from that worker.
-    mutating func forwarded(topic: Data, event: Data, publisher: String) {
+    /// Counts an event whose `publisher` signed it; a worker's counters are kept only from that
+    /// worker, and only of a labelled service.
+    mutating func forwarded(topic: Data, event: Data, publisher: String, hasWorkers: (String) -> Bool) {
         eventsForwarded += 1
         guard topic.starts(with: Self.workerMetricsPrefix),
-              let snapshot = try? JSONTreeDecoder().decode(WorkerMetrics.self, from: event), snapshot.service == publisher else { return }
+              let snapshot = try? JSONTreeDecoder().decode(WorkerMetrics.self, from: event), snapshot.service == publisher,
+              label(snapshot.service, hasWorkers: { hasWorkers(snapshot.service) }) != Self.other else { return }
         workers[snapshot.service] = snapshot
     }
 

@@ -15,8 +15,12 @@ public struct GatewayOptions: Sendable {
     public var recordPath: String?
     /// A file holding the CURVE secret key (Z85); when set, the request endpoint requires CURVE.
     public var curveSecretFile: String?
-    /// Requests per second one app may send (0 = no limit); past it, code 6011.
+    /// Signed requests per second one app may send (0 = no limit); past it, code 6011.
     public var appRate = 0
+    /// Unsigned registrations per second from one peer address (0 = no limit), and how many may
+    /// come at once; past them, code 6011.
+    public var registerRate = 1000
+    public var registerBurst = 10_000
     /// Memory for derived device and app keys (one HMAC each, so a busy device is not derived again).
     public var keyCacheMegabytes = 32
     /// Shards per service; a sharded service's workers announce `service/k`.
@@ -43,7 +47,13 @@ public struct GatewayOptions: Sendable {
         Flag("data-dir", default: "./data", help: "Directory of admin.secret and server.key, which check signed requests."),
         Flag("shards", default: "", help: "Shards per service, e.g. tagging=2,badge=2; must match what the launcher starts."),
         Flag("curve-secret-file", default: nil, help: "File with the CURVE secret key (Z85); the request endpoint then requires CURVE."),
-        Flag("app-rate", default: "0", help: "Requests per second one app_key may send (0 = no limit); past it, code 6011."),
+        Flag("app-rate", default: "0", help: "Signed requests per second one app_key may send (0 = no limit); past it, code 6011."),
+        Flag("register-rate", default: "1000",
+             help: "Unsigned registrations per second from one address (IPv4, or IPv6 /64; 0 = no limit); past it and the burst, code 6011. "
+                 + "1000 a second, 3.6 million an hour, is far beyond the few thousand phones a carrier NAT puts behind one address."),
+        Flag("register-burst", default: "10000",
+             help: "Unsigned registrations one address may send at once before --register-rate applies: every phone behind a large "
+                 + "carrier NAT registering at the same moment (an app launch after a push, a reconnect after an outage)."),
         Flag("key-cache-mb", default: "32", help: "Memory for derived device and app keys (32 MiB holds about 200,000 devices)."),
         Flag("record", default: nil, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),
         ParentWatch.flag,
@@ -66,6 +76,8 @@ public struct GatewayOptions: Sendable {
         dataDirectory = flags.string("data-dir")
         metricsAddress = flags.optionalString("metrics")
         appRate = try flags.int("app-rate", in: 0...10_000_000)
+        registerRate = try flags.int("register-rate", in: 0...10_000_000)
+        registerBurst = try flags.int("register-burst", in: 1...100_000_000)
         keyCacheMegabytes = try flags.int("key-cache-mb", in: 1...4096)
     }
 }

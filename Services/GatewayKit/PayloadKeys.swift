@@ -1,13 +1,13 @@
 /// What the gateway reads of a request's JSON payload, decoded once per request and shared by the
-/// proof check, the app rate limit and shard routing. `app_key`, `registration_id` and `ts` of the
-/// wrong type make the request malformed (6017), but for `registration_id` as an array of strings,
-/// which `audience.resolve` takes (the authenticator refuses it for any other command);
-/// `euid` and `device_id` only steer routing.
+/// proof check, the app rate limit and shard routing. `app_key` and `ts` of the wrong type make the
+/// request malformed (6017); `euid` and `device_id` only steer routing. `registration_id` is one
+/// device's ID for a device command but a list for `audience.resolve`, so another type is only
+/// noted here; the Authenticator refuses it (6017) for commands that name one device.
 struct PayloadKeys: Decodable {
     var appKey: String?
     var registrationID: String?
-    /// `registration_id` was an array of strings: several devices, none to check a proof against.
-    var registrationIDIsList = false
+    /// `registration_id` is present and not a string (a list, say).
+    var registrationIDIsNotString = false
     var ts: Int64?
     var euid: String?
     var deviceID: String?
@@ -24,9 +24,8 @@ struct PayloadKeys: Decodable {
         appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
         do {
             registrationID = try c.decodeIfPresent(String.self, forKey: .registrationID)
-        } catch {
-            guard (try? c.decode([String].self, forKey: .registrationID)) != nil else { throw error }
-            registrationIDIsList = true
+        } catch DecodingError.typeMismatch {
+            registrationIDIsNotString = true
         }
         ts = try c.decodeIfPresent(Int64.self, forKey: .ts)
         euid = try? c.decodeIfPresent(String.self, forKey: .euid)

@@ -1,14 +1,18 @@
 import Foundation
 import Schema
 
-/// Where a command for a sharded service goes: the shard that owns its device, or every shard
-/// (a query over the whole app), each with its own payload.
+/// Where a command for a sharded service goes: the shard that owns its device, every shard that has
+/// a part of a query over the whole app (each with its own payload), or a page of an audience.
 enum ShardRoute: Equatable {
     case one(shard: Int)
     case all(parts: [Data?])
+    case paged(AudiencePaging)
 
     /// Routes `command` with `payload` over `count` shards of its service.
     static func route(_ command: Command, payload: Data, keys: PayloadKeys, count: Int, next: () -> Int) -> ShardRoute {
+        if command == .audienceResolve {
+            return AudiencePaging.route(payload, count: count)
+        }
         if command.isAppWide {
             return .all(parts: ShardGather.split(command, payload: payload, count: count))
         }

@@ -14,6 +14,9 @@ public struct DerivedKeyCache {
     /// (13 % of the gateway).
     public init(byteLimit: Int = 32 << 20) { self.byteLimit = byteLimit }
 
+    /// What the entries cost, as counted against `byteLimit`.
+    public var byteCount: Int { bytes }
+
     /// The key remembered under `name`, if any.
     public func key(_ name: String) -> String? { keys[name] }
 

@@ -178,6 +178,26 @@ public struct AudienceResolve: Codable, Equatable, Sendable {
         case appKey = "app_key", registrationIDs = "registration_id", aliases = "alias", tags = "tag"
         case tagAnd = "tag_and", tagNot = "tag_not", channels = "channel", cursor, limit
     }
+
+    /// Reads every kind as the catalog gives it, an array, except that `registration_id` may also be
+    /// one string, read as a list of one (a caller naming one device often sends it so): the one
+    /// place the schema takes a string for a list.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        appKey = try c.decodeIfPresent(String.self, forKey: .appKey)
+        if let one = try? c.decodeIfPresent(String.self, forKey: .registrationIDs) {
+            registrationIDs = [one]
+        } else {
+            registrationIDs = try c.decodeIfPresent([String].self, forKey: .registrationIDs)
+        }
+        aliases = try c.decodeIfPresent([String].self, forKey: .aliases)
+        tags = try c.decodeIfPresent([String].self, forKey: .tags)
+        tagAnd = try c.decodeIfPresent([String].self, forKey: .tagAnd)
+        tagNot = try c.decodeIfPresent([String].self, forKey: .tagNot)
+        channels = try c.decodeIfPresent([String].self, forKey: .channels)
+        cursor = try c.decodeIfPresent(String.self, forKey: .cursor)
+        limit = try c.decodeIfPresent(Int.self, forKey: .limit)
+    }
 }
 
 /// One page of `audience.resolve`; `next_cursor` is null (written out) on the last page.

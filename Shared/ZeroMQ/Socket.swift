@@ -101,10 +101,29 @@ public final class Socket {
 
     /// Receives one whole multipart message. With `wait: false` returns nil when none is queued.
     public func receive(wait: Bool = true) throws(ZMQError) -> Message? {
-        var frames: [Data] = []
         var part = zmq_msg_t()
         zmq_msg_init(&part)
         defer { zmq_msg_close(&part) }
+        return try receiveFrames(wait: wait, into: &part).map(Message.init)
+    }
+
+    /// Receives one whole multipart message and, when `wanted` says so of its frames, the sender's
+    /// address: libzmq's `Peer-Address` property, the IP of a TCP peer (nil for other transports).
+    /// Reading it costs a lookup and a string, so a busy loop asks only for the messages it needs
+    /// it for. With `wait: false` returns nil when none is queued.
+    public func receive(wait: Bool = true, peerAddressIf wanted: ([Data]) -> Bool) throws(ZMQError) -> (message: Message, peerAddress: String?)? {
+        var part = zmq_msg_t()
+        zmq_msg_init(&part)
+        defer { zmq_msg_close(&part) }
+        guard let frames = try receiveFrames(wait: wait, into: &part) else { return nil }
+        // Every frame carries its connection's properties, and `part` still holds the last one.
+        let peerAddress = wanted(frames) ? zmq_msg_gets(&part, "Peer-Address").map { String(cString: $0) } : nil
+        return (Message(frames), peerAddress)
+    }
+
+    /// The frames of one message; `part` is left holding the last one.
+    private func receiveFrames(wait: Bool, into part: inout zmq_msg_t) throws(ZMQError) -> [Data]? {
+        var frames: [Data] = []
         repeat {
             let flags: Int32 = (!wait && frames.isEmpty) ? ZMQ_DONTWAIT : 0
             if zmq_msg_recv(&part, handle, flags) < 0 {
@@ -119,7 +138,7 @@ public final class Socket {
                 frames.append(Data(bytes: zmq_msg_data(&part), count: size))
             }
         } while zmq_msg_more(&part) == 1
-        return Message(frames)
+        return frames
     }
 
     /// Sets a receive timeout in milliseconds (-1 = forever).

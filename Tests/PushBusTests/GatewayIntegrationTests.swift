@@ -62,6 +62,20 @@ struct GatewayIntegrationTests {
         _ = try client.register()
     }
 
+    @Test func anUnknownCommandIs6017WhetherSignedOrNot() throws {
+        let stack = try TestStack().start()
+        let unsigned = try MajordomoClient(endpoint: stack.endpoint, context: stack.context)
+        let payload: [String: JSONValue] = ["app_key": "app1".json, "registration_id": "r1".json, "seq": .number(4)]
+        for client in [unsigned, try stack.client()] {
+            let reply = try client.json("device.teleport", payload)
+            #expect(reply.code == 6017, "\(reply)")
+            #expect(reply["message"]?.string?.hasPrefix("unknown command device.teleport") == true, "\(reply)")
+            #expect(reply["seq"] == .number(4))
+        }
+        let known = try unsigned.json("device.get", payload)
+        #expect(known.code == 1008, "a known command still needs its proof: \(known)")
+    }
+
     @Test func garbageFramesNeverStopTheBroker() throws {
         let stack = try TestStack().start()
         let raw = try rawSocket(stack)

@@ -25,28 +25,65 @@ struct GatewayLimitsTests {
         #expect(throws: ClientError.timeout(milliseconds: 500)) { try wrong.serviceStatus("registration") }
     }
 
-    @Test func anAppPastItsRateGets6011AndOthersDoNot() throws {
-        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--app-rate", "20"]).start()
+    /// Sends `messages` (each with its own `seq`) on one DEALER as fast as it goes; each reply by seq.
+    func repliesBySeq(_ stack: TestStack, _ messages: [Message]) throws -> [Int: JSONValue] {
         let caller = try Socket(stack.context, .dealer)
         try caller.connect(stack.endpoint)
-        _ = try stack.client().json("app.create", ["name": "busy".json, "app_key": "busy".json])
-        for n in 0..<100 {
-            try caller.send(ClientMessage(service: "device", strings: ["device.register",
-                                                                       #"{"app_key":"busy","platform":"ios","seq":\#(n)}"#]).frames)
-        }
+        for message in messages { try caller.send(message) }
         var poller = Poller([caller])
-        var codes: [Int: Int] = [:]
-        var replies = 0
-        while replies < 100, try poller.poll(timeout: 5000)[0] {
+        var replies: [Int: JSONValue] = [:]
+        while replies.count < messages.count, try poller.poll(timeout: 5000)[0] {
             while let message = try caller.receive(wait: false) {
-                replies += 1
-                codes[try JSONDecoder().decode(JSONValue.self, from: message[3]).code ?? -1, default: 0] += 1
+                let reply = try JSONDecoder().decode(JSONValue.self, from: message[3])
+                replies[Int(reply["seq"]?.number ?? -1)] = reply
             }
         }
-        #expect(replies == 100)
+        return replies
+    }
+
+    func unsignedRegistration(_ appKey: String, seq: Int) -> Message {
+        ClientMessage(service: "device", strings: ["device.register", #"{"app_key":"\#(appKey)","platform":"ios","device_id":"d\#(seq)","seq":\#(seq)}"#]).frames
+    }
+
+    func codes(_ replies: [Int: JSONValue], _ seqs: Range<Int>) -> [Int: Int] {
+        seqs.reduce(into: [:]) { codes, seq in codes[replies[seq]?.code ?? -1, default: 0] += 1 }
+    }
+
+    @Test func anAppPastItsRateGets6011AndOthersDoNot() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--app-rate", "20"]).start()
+        let id = try stack.client().register(appKey: "busy")
+        let calls = (0..<100).map { stack.signed("device.get", #"{"app_key":"busy","registration_id":"\#(id)","seq":\#($0)}"#) }
+        let replies = try repliesBySeq(stack, calls)
+        #expect(replies.count == 100)
+        let codes = codes(replies, 0..<100)
         #expect(codes[6011, default: 0] >= 70, "a burst of 100 against 20 a second is mostly refused: \(codes)")
         #expect(codes[0, default: 0] >= 15, "about a second's worth passes")
         #expect(try stack.client().register(appKey: "calm").count == 20, "another app is not held back")
+    }
+
+    @Test func unsignedRegistrationsNamingAnAppDoNotSpendItsRate() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--app-rate", "40"]).start()
+        let id = try stack.client().register(appKey: "victim")
+        let attack = (0..<200).map { unsignedRegistration("victim", seq: $0) }
+        let calls = (1000..<1020).map { stack.signed("device.get", #"{"app_key":"victim","registration_id":"\#(id)","seq":\#($0)}"#) }
+        let replies = try repliesBySeq(stack, attack + calls)
+        #expect(replies.count == 220)
+        let victim = codes(replies, 1000..<1020)
+        #expect(victim == [0: 20], "the app's own signed calls, 20 within its 40 a second, are all served: \(victim)")
+    }
+
+    @Test func onePeerPastTheRegistrationRateGets6011() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--register-rate", "5", "--register-burst", "10"]).start()
+        _ = try stack.client().json("app.create", ["name": "crowd".json, "app_key": "crowd".json])
+        let replies = try repliesBySeq(stack, (0..<40).map { unsignedRegistration("crowd", seq: $0) })
+        #expect(replies.count == 40)
+        let codes = codes(replies, 0..<40)
+        #expect(codes[6011, default: 0] >= 25, "a burst of 40 against 10 at once and 5 a second: \(codes)")
+        #expect((10...15).contains(codes[0, default: 0]), "the burst passes: \(codes)")
+        let refused = replies.values.first { $0.code == 6011 }
+        #expect(refused?["message"]?.string?.contains("registrations a second from this address") == true, "\(String(describing: refused))")
+        let signed = try stack.client().json("device.get", ["app_key": "crowd".json, "registration_id": "00000000000000000000".json])
+        #expect(signed.code != 6011, "signed calls from the same address are not counted: \(signed)")
     }
 
     @Test func aRequestWithTooManyFramesIsRefused() throws {

@@ -1,8 +1,10 @@
 import Client
 import Foundation
 import Runtime
+import Majordomo
 import Schema
 import Testing
+import ZeroMQ
 
 /// `/metrics` and `/healthz` on the real gateway, and `mmi.topology` behind `pushctl status`.
 @Suite("metrics (integration)", .serialized)
@@ -97,5 +99,28 @@ struct MetricsTests {
     /// How many files process `pid` holds open.
     func openDescriptors(_ pid: Int32) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+
+    @Test func madeUpServiceNamesAreCountedUnderOneLabel() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "300"]).start()
+        let caller = try Socket(stack.context, .dealer)
+        try caller.connect(stack.endpoint)
+        for n in 0..<300 { try caller.send(ClientMessage(service: "made-up-\(n)", strings: ["x"]).frames) }
+        var poller = Poller([caller])
+        var replies = 0
+        while replies < 300, try poller.poll(timeout: 5000)[0] {
+            while try caller.receive(wait: false) != nil { replies += 1 }
+        }
+        #expect(replies == 300, "each answered 6002 at its deadline")
+        var page = ""
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            page = try HTTPGet.fetch(port: stack.metricsPort, path: "/metrics").body
+            if sample(page, #"pushbus_gateway_replies_total{service="other",code="6002"}"#) >= 300 { break }
+            usleep(100_000)
+        } while Date() < deadline
+        #expect(sample(page, #"pushbus_gateway_requests_total{service="other"}"#) == 300)
+        #expect(sample(page, #"pushbus_gateway_replies_total{service="other",code="6002"}"#) == 300)
+        #expect(!page.contains("made-up"), "no label per made-up name: \(page.utf8.count) bytes")
     }
 }

@@ -73,6 +73,16 @@ struct SchemaShapeTests {
         SchemaFixture.expectRoundTrip(AudiencePage(registrationIDs: ["r1"], nextCursor: nil, total: 1))
     }
 
+    @Test("an audience's registration_id is a list, or one string read as a list of one")
+    func audienceRegistrationIDs() throws {
+        let list = try WireCodec.decode(AudienceResolve.self, from: Data(#"{"app_key":"a1","registration_id":["r1","r2"],"limit":5}"#.utf8))
+        #expect(list == AudienceResolve(appKey: "a1", registrationIDs: ["r1", "r2"], limit: 5))
+        let one = try WireCodec.decode(AudienceResolve.self, from: Data(#"{"app_key":"a1","registration_id":"r1","tag":["vip"]}"#.utf8))
+        #expect(one == AudienceResolve(appKey: "a1", registrationIDs: ["r1"], tags: ["vip"]))
+        SchemaFixture.expectRoundTrip(AudienceResolve(appKey: "a1", registrationIDs: ["r1"], aliases: ["u"], tags: ["t"], tagAnd: ["x"],
+                                                      tagNot: ["y"], channels: ["c"], cursor: "c1", limit: 9))
+    }
+
     @Test("channel subscriptions keep expiry and background flag")
     func channelSubscription() {
         let full = ChannelSubscription(channel: "match-42", expiresAt: "2025-03-02T00:00:00Z", backgroundPush: true)

@@ -9,10 +9,10 @@ import ZeroMQ
 /// registration ID and merges app-wide queries; data stays on its shard across restarts.
 @Suite("shards (integration)", .serialized)
 struct ShardIntegrationTests {
-    func launch(_ directory: String, base: Int, shards: String) throws -> RunningProcess {
+    func launch(_ directory: String, base: Int, shards: String, services: String = "registration,tagging") throws -> RunningProcess {
         let launcher = try RunningProcess(TestPaths.executable("pushbus"),
                                           ["--base-port", String(base), "--data-dir", "\(directory)/data", "--shards", shards,
-                                           "--services", "registration,tagging"],
+                                           "--services", services],
                                           logDirectory: directory)
         let deadline = Date().addingTimeInterval(60)
         while !launcher.output.contains("pushbus: ready") && launcher.isRunning && Date() < deadline { usleep(50_000) }
@@ -83,6 +83,73 @@ struct ShardIntegrationTests {
             #expect(try again.register(deviceID: "phone-\(n)", registrationID: ids[n]) == ids[n])
             #expect(Set(strings(try again.json("tags.get", ["app_key": "app1".json, "registration_id": ids[n].json])["tags"]))
                     == ["all", n % 2 == 0 ? "even" : "odd"])
+        }
+    }
+
+    /// A client of a stack the launcher started, signing as the operator.
+    func client(_ directory: String, base: Int) throws -> MajordomoClient {
+        let client = try MajordomoClient(endpoint: "tcp://127.0.0.1:\(base)", context: try Context())
+        client.signer = Signer(secrets: try Secrets.load(directory: "\(directory)/data"))
+        return client
+    }
+
+    @Test func singleDeviceBadgeAppliesOnTwoShardsAnswer0AndApplyOnce() throws {
+        let directory = TestPaths.temporaryDirectory("shards")
+        let base = Ports.freeBase()
+        let launcher = try launch(directory, base: base, shards: "badge=2", services: "registration,badge")
+        defer { launcher.terminate() }
+        #expect(launcher.output.contains("pushbus: ready"), "\(launcher.output)")
+        let client = try client(directory, base: base)
+        let ids = try client.registerKnownToBadge(24)
+        #expect(Set(ids.map { ShardHash.shard(of: $0, count: 2) }) == [0, 1], "devices on both shards")
+
+        for (n, id) in ids.enumerated() {
+            let own = try client.badgeApply([id], "+1", msgID: "own-\(n)")
+            #expect(own.code == 0 && own.badge(id) == 1, "shard \(ShardHash.shard(of: id, count: 2)): \(own)")
+            for _ in 0..<2 {
+                let shared = try client.badgeApply([id], "+2", msgID: "shared")
+                #expect(shared.code == 0 && shared.badge(id) == 3, "a retried push changes nothing: \(shared)")
+            }
+        }
+        for id in ids {
+            #expect(try client.badgeValue(id) == 3, "each push applied once")
+        }
+        let none = try client.json("badge.apply", ["app_key": "app1".json, "registration_ids": .array([]), "badge": "+1".json,
+                                                   "msg_id": "none".json])
+        #expect(none.code == 6001, "no IDs at all is answered as unsharded: \(none)")
+    }
+
+    @Test func audiencePagesOnTwoShardsKeepTheirLimitAndVisitEveryDeviceOnce() throws {
+        let directory = TestPaths.temporaryDirectory("shards")
+        let base = Ports.freeBase()
+        let launcher = try launch(directory, base: base, shards: "tagging=2")
+        defer { launcher.terminate() }
+        #expect(launcher.output.contains("pushbus: ready"), "\(launcher.output)")
+        let client = try client(directory, base: base)
+        var ids: [String] = []
+        for n in 0..<13 {
+            let id = try client.register(deviceID: "phone-\(n)")
+            #expect(try client.json("tags.add", ["app_key": "app1".json, "registration_id": id.json, "tags": .array(["all".json])]).code == 0)
+            ids.append(id)
+        }
+        #expect(Set(ids.map { ShardHash.shard(of: $0, count: 2) }) == [0, 1], "devices on both shards")
+
+        for limit in [1, 2, 3] {
+            var seen: [String] = []
+            var cursor: JSONValue?
+            var pages = 0
+            repeat {
+                var payload: [String: JSONValue] = ["app_key": "app1".json, "tag": .array(["all".json]), "limit": .number(Double(limit))]
+                payload["cursor"] = cursor
+                let page = try client.json("audience.resolve", payload)
+                #expect(page.code == 0, "\(page)")
+                #expect(strings(page["registration_ids"]).count <= limit, "limit \(limit): \(page)")
+                #expect(page["total"] == .number(13))
+                seen += strings(page["registration_ids"])
+                cursor = page["next_cursor"] == .null ? nil : page["next_cursor"]
+                pages += 1
+            } while cursor != nil && pages < 40
+            #expect(seen.sorted() == ids.sorted(), "limit \(limit): every device exactly once")
         }
     }
 

@@ -66,6 +66,24 @@ struct TaggingIntegrationTests {
         #expect(page["next_cursor"] == .null)
     }
 
+    @Test func anAudienceByRegistrationIDTakesTheCatalogsListOrOneID() throws {
+        let stack = try TestStack().start(["registration", "tagging"])
+        let client = try stack.client()
+        let ids = try (0..<3).map { _ in try client.register() }
+        for id in ids {
+            #expect(try client.json("tags.add", ["app_key": "app1".json, "registration_id": id.json, "tags": .array(["vip".json])]).code == 0)
+        }
+        let listed = try client.json("audience.resolve", ["app_key": "app1".json, "registration_id": .array([ids[0].json, ids[2].json])])
+        #expect(listed.code == 0, "the catalog's form, a list: \(listed)")
+        #expect(Set(strings(listed["registration_ids"]) ?? []) == [ids[0], ids[2]])
+        #expect(listed["total"] == .number(2))
+        let one = try client.json("audience.resolve", ["app_key": "app1".json, "registration_id": ids[1].json, "tag": .array(["vip".json])])
+        #expect(one.code == 0, "one ID reads as a list of one: \(one)")
+        #expect(strings(one["registration_ids"]) == [ids[1]])
+        let deviceCommand = try client.json("tags.get", ["app_key": "app1".json, "registration_id": .array([ids[0].json])])
+        #expect(deviceCommand.code == 6017, "a device command still names one device: \(deviceCommand)")
+    }
+
     @Test func deletingADeviceRemovesItsTagsAndAlias() throws {
         let stack = try TestStack().start(["registration", "tagging"])
         let client = try stack.client()

@@ -37,6 +37,29 @@ struct ZeroMQTests {
         #expect(try poller.poll(timeout: 0) == [false, false])
     }
 
+    @Test func aRouterReadsThePeerAddressOnlyOfTheMessagesThatWantIt() throws {
+        let context = try Context()
+        let router = try Socket(context, .router)
+        try router.bind("tcp://127.0.0.1:*")
+        let dealer = try Socket(context, .dealer)
+        try dealer.connect(router.lastEndpoint)
+        try dealer.send(strings: ["", "ask"])
+        try dealer.send(strings: ["", "skip"])
+        let wantsAsk = { (frames: [Data]) in frames.last == Data("ask".utf8) }
+        let asked = try #require(try router.receive(peerAddressIf: wantsAsk))
+        #expect(asked.message.frames.dropFirst() == [Data(), Data("ask".utf8)])
+        #expect(asked.peerAddress == "127.0.0.1")
+        #expect(try router.receive(peerAddressIf: wantsAsk)?.peerAddress == nil)
+
+        let local = try Socket(context, .router)
+        try local.bind("inproc://peer")
+        let neighbour = try Socket(context, .dealer)
+        try neighbour.connect("inproc://peer")
+        try neighbour.send(strings: ["", "ask"])
+        let inproc = try #require(try local.receive(peerAddressIf: wantsAsk))
+        #expect(inproc.peerAddress == nil || inproc.peerAddress == "", "no IP over inproc")
+    }
+
     @Test func routerAndDealerOverTCP() throws {
         let context = try Context()
         let router = try Socket(context, .router)

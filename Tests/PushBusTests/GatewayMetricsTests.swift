@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+@testable import GatewayKit
+
+/// The gateway's counters are by service label, and names nobody serves cannot add labels.
+@Suite("gateway metrics")
+struct GatewayMetricsTests {
+    func count(_ metrics: inout GatewayMetrics, _ service: String, hasWorkers: Bool = false) {
+        metrics.accepted(service, hasWorkers: { hasWorkers })
+        metrics.answered(service, hasWorkers: { hasWorkers }, reply: Data(#"{"code":6002}"#.utf8), arrivedAt: 0, now: 5)
+    }
+
+    @Test func madeUpServiceNamesAreCountedAsOther() throws {
+        var metrics = GatewayMetrics(shards: try ShardMap(parsing: "tagging=2"))
+        for name in ["device", "registration", "tagging", "tagging/0", "tagging/1"] { count(&metrics, name) }
+        for n in 0..<10_000 { count(&metrics, "made-up-\(n)") }
+        count(&metrics, "tagging/7")
+        #expect(metrics.requests == ["device": 1, "registration": 1, "tagging": 1, "tagging/0": 1, "tagging/1": 1, "other": 10_001])
+        let page = metrics.render(queues: [:])
+        #expect(!page.contains("made-up"))
+        #expect(page.utf8.count < 20_000, "the page does not grow with the names: \(page.utf8.count) bytes")
+    }
+
+    @Test func otherWorkersServicesGetTheirOwnLabelUpToALimit() {
+        var metrics = GatewayMetrics()
+        for n in 0..<100 { count(&metrics, "echo-\(n)", hasWorkers: true) }
+        count(&metrics, "echo-0", hasWorkers: false)
+        #expect(metrics.requests["echo-0"] == 2, "a labelled name keeps its label")
+        #expect(metrics.requests.count == GatewayMetrics.maxOtherLabels + 1)
+        #expect(metrics.requests["other"] == 100 - GatewayMetrics.maxOtherLabels)
+    }
+}
