@@ -15,6 +15,8 @@ struct Authenticator {
     private var derived: DerivedKeyCache
     /// Devices deleted while this gateway ran; their proofs are refused.
     var deleted = DeletedDevices()
+    /// What workers sign into their READY.
+    var challenges = WorkerChallenges()
 
     init(secrets: Secrets, keyCacheBytes: Int = 32 << 20) {
         self.secrets = secrets
@@ -91,18 +93,21 @@ struct Authenticator {
     }
 
     /// Whether a worker's READY carries a valid credential for the service it announces (DESIGN
-    /// terms: PushBus's MDP extension, `WorkerCredential`); a plain READY without one is refused.
-    mutating func admitWorker(service: String, credit: Int?, credential: [Data], now: Int64) -> Result<Void, WorkerCredential.Refusal> {
+    /// terms: PushBus's MDP extension, `WorkerCredential`) over a challenge this gateway gave `peer`;
+    /// a plain READY without one is refused.
+    mutating func admitWorker(service: String, credit: Int?, credential: [Data], peer: [UInt8], now: Int64,
+                              nowMilliseconds: Int64) -> Result<Void, WorkerCredential.Refusal> {
         guard let credit, credential.count == 2 else {
             return .failure(.init("READY carries no credential: a worker proves it holds its service's key"))
         }
         let offered = WorkerCredential(stamp: credential[0], proof: credential[1])
-        switch offered.verify(service: service, credit: credit, secrets: secrets, now: now, window: Self.window) {
-        case .failure(let refusal): return .failure(refusal)
-        case .success(let proof):
-            guard replays.insert(proof.signature, ts: offered.ts ?? now, now: now) else { return .failure(.init("credential already used")) }
-            return .success(())
+        if case .failure(let refusal) = offered.verify(service: service, credit: credit, secrets: secrets, now: now, window: Self.window) {
+            return .failure(refusal)
         }
+        guard let challenge = offered.challenge, challenges.spend(challenge, by: peer, now: nowMilliseconds) else {
+            return .failure(.init("the credential's challenge was not given to this connection, or was spent"))
+        }
+        return .success(())
     }
 
     /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID

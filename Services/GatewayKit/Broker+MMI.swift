@@ -1,14 +1,18 @@
 import Foundation
 import Majordomo
+import Runtime
 import Schema
 
-/// The broker's own services (RFC 8): `mmi.service`, and `mmi.topology` for `pushctl status`.
+/// The broker's own services (RFC 8): `mmi.service`, `mmi.topology` for `pushctl status`, and
+/// `mmi.challenge`, which a worker signs into its READY (`WorkerChallenges`).
 extension Broker {
     func answerMMI(_ sender: Data, _ request: ClientMessage) {
         let answer: String
         if request.service == "mmi.service" {
             let name = request.body.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
             answer = hasWorkers(name) ? "200" : "404"
+        } else if request.service == MDP.challengeService {
+            answer = authenticator.challenges.issue(to: Array(sender), now: Clock.milliseconds())
         } else if request.service == "mmi.topology" {
             send(to: sender, ClientMessage(service: request.service, body: [topology()]).frames)
             return

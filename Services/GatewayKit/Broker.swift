@@ -16,7 +16,7 @@ public final class Broker {
     private let logger: Logger
 
     var router: Socket!
-    private var authenticator: Authenticator!
+    var authenticator: Authenticator!
     /// Checks the publisher's proof on every event before the bus carries it on.
     private var eventVerifier: EventVerifier!
     /// Unsigned or forged events dropped, logged at most once a second.
@@ -213,6 +213,13 @@ public final class Broker {
             return
         }
         var target = request.service
+        if ShardHash.isShardName(target), request.body.first.flatMap({ Command(rawValue: String(decoding: $0, as: UTF8.self)) }) != nil {
+            // The gateway picks a device's shard by its hash: a request sent to another shard could
+            // register an install twice, or replay a proof that shard's ledger never saw. Only
+            // PushBus's internal commands (`events.fetch`) name a shard.
+            refuse(sender, request, .invalid("send to \(ShardHash.baseService(of: target)) or device, not to one of its shards"), seq: seq())
+            return
+        }
         if request.service == DeviceRouting.service {
             switch DeviceRouting.route(request.body) {
             case .success(let service): target = service.name
@@ -277,7 +284,8 @@ public final class Broker {
                 return
             }
             if case .failure(let refusal) = authenticator.admitWorker(service: service, credit: credit, credential: credential,
-                                                                      now: Int64(Date().timeIntervalSince1970)) {
+                                                                      peer: Array(sender), now: Int64(Date().timeIntervalSince1970),
+                                                                      nowMilliseconds: Clock.milliseconds()) {
                 logger.warning("worker refused", ["service": String(service.prefix(64)), "reason": refusal.description])
                 metrics.workersRefused += 1
                 send(to: sender, WorkerMessage.disconnect.frames)

@@ -1,3 +1,5 @@
+import Schema
+
 /// Registration IDs the gateway has seen deleted on the bus (`device.deleted` from registration),
 /// so it refuses their proofs at once (1008 "device deleted") instead of passing them on for the
 /// service to refuse. The most recent `capacity` are kept, by a 64-bit hash each (16 bytes an
@@ -25,8 +27,5 @@ struct DeletedDevices {
 
     func contains(_ registrationID: String) -> Bool { members.contains(Self.key(registrationID)) }
 
-    /// FNV-1a, 64 bits.
-    private static func key(_ text: String) -> UInt64 {
-        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
-    }
+    private static func key(_ registrationID: String) -> UInt64 { ShardHash.hash(registrationID) }
 }

@@ -8,6 +8,8 @@ public enum MDP {
     public static let worker = Data("MDPW01".utf8)
     /// The prefix of the broker's own services (RFC 8).
     public static let mmiPrefix = "mmi."
+    /// PushBus's MMI service that hands a connecting worker the challenge to sign into its READY.
+    public static let challengeService = "mmi.challenge"
     /// Longest service name accepted.
     public static let maxServiceNameBytes = 255
 }

@@ -11,7 +11,7 @@ import ZeroMQ
 final class EventFetcher {
     enum Question: Equatable {
         case publishers
-        case events(from: String)
+        case events(from: String, EventFetch)
     }
 
     enum Answer {
@@ -51,8 +51,8 @@ final class EventFetcher {
     func askPublishers() { ask(.publishers, "mmi.topology", []) }
 
     func askEvents(from publisher: String, after sequence: Int64, topics: [String], limit: Int = EventFetch.maxLimit) {
-        let request = WireCodec.encode(EventFetch(after: sequence, limit: limit, topics: topics))
-        ask(.events(from: publisher), publisher, [Data(EventFetch.command.utf8), request])
+        let fetch = EventFetch(publisher: publisher, after: sequence, limit: limit, topics: topics, questionID: RandomKey.hex(bytes: 8))
+        ask(.events(from: publisher, fetch), publisher, [Data(EventFetch.command.utf8), WireCodec.encode(fetch)])
     }
 
     /// The answer to the question asked, once it has come or its time is up; nil while waiting.
@@ -92,9 +92,12 @@ final class EventFetcher {
                 return .unanswered(question)
             }
             return .publishers(entries.compactMap { $0["service"]?.string })
-        case .events(let publisher):
+        case .events(let publisher, let fetch):
+            // The answer as a whole must be the asked publisher's answer to this very question.
             guard body.count == 1, let reply = try? JSONTreeDecoder().decode(Reply<FetchedEvents>.self, from: body[0]),
-                  let fetched = reply.body else { return .unanswered(question) }
+                  let fetched = reply.body, FetchSeal.verify(fetched, for: fetch, publisher: publisher, by: &verifier) else {
+                return .unanswered(question)
+            }
             var events: [BusEvent] = []
             for item in fetched.events {
                 // Every event must be the asked publisher's own, signed by it; one that is not makes

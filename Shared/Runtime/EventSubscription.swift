@@ -115,7 +115,7 @@ final class EventSubscription {
                 }
             }
         case .unanswered(let question):
-            if case .events(let publisher) = question, lagging.contains(publisher) {
+            if case .events(let publisher, _) = question, lagging.contains(publisher) {
                 logger.debug("publisher did not answer, asking again later", ["publisher": publisher])
             }
         }

@@ -56,7 +56,7 @@ public final class ServiceWorker {
             events.close()
             stop.close()
         }
-        var broker = try dial(secrets)
+        guard var broker = try dial(secrets, stop: stop) else { return }
         var lastReceived = Clock.milliseconds()
         var lastSent = lastReceived
         let heartbeat = Int64(options.heartbeatMilliseconds)
@@ -91,7 +91,8 @@ public final class ServiceWorker {
                 broker.close()
                 var pause = Poller([stop])
                 if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return }
-                broker = try dial(secrets)
+                guard let redialled = try dial(secrets, stop: stop) else { return }
+                broker = redialled
                 lastReceived = Clock.milliseconds()
                 lastSent = lastReceived
             } else if now - lastSent >= heartbeat {
@@ -286,13 +287,17 @@ public final class ServiceWorker {
     private func fetchEvents(_ request: Request) -> Data {
         do {
             let fetch = try request.decode(EventFetch.self)
+            guard fetch.publisher == handler.outbox.publisher else {
+                throw CommandError.invalid("this events.fetch names another publisher than \(handler.outbox.publisher)")
+            }
             let limit = min(max(fetch.limit ?? EventFetch.maxLimit, 1), EventFetch.maxLimit)
             let found = try handler.outbox.events(after: fetch.after, limit: limit, topics: fetch.topics.map(Set.init))
             let events = found.events.map {
                 FetchedEvent(topic: $0.topic, event: String(decoding: $0.event, as: UTF8.self),
                              proof: String(decoding: seal($0.topic, $0.event), as: UTF8.self))
             }
-            return WireCodec.successReply(FetchedEvents(events: events, through: found.through, epoch: handler.outbox.epoch),
+            let answer = FetchedEvents(events: events, through: found.through, epoch: handler.outbox.epoch)
+            return WireCodec.successReply(FetchSeal.sealed(answer, for: fetch, publisher: handler.outbox.publisher, key: publisherCredential),
                                           seq: request.seq)
         } catch let error as CommandError {
             return WireCodec.errorReply(error, seq: request.seq)
@@ -315,20 +320,45 @@ public final class ServiceWorker {
         }
     }
 
-    /// Connects to the gateway and says READY, with the credential that proves this is our service.
     /// The proof on an event of this service's outbox (`EventSeal`).
     private func seal(_ topic: String, _ event: Data) -> Data {
         EventSeal.proof(topic: topic, event: event, publisher: handler.outbox.publisher, key: publisherCredential)
     }
 
-    private func dial(_ secrets: Secrets) throws -> Socket {
-        let socket = try Socket(stopper.context, .dealer)
-        if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
-        try socket.connect(options.broker)
-        let credential = WorkerCredential(service: service, credit: options.credit, secrets: secrets)
-        try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
-                                            credential: [credential.stamp, credential.proof]).frames)
-        logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])
-        return socket
+    /// Connects to the gateway and says READY, with the credential that proves this is our service
+    /// signed over the challenge the gateway gives this very connection (`mmi.challenge`). Tries
+    /// again, a pause between attempts, until a gateway answers; nil when asked to stop meanwhile.
+    private func dial(_ secrets: Secrets, stop: Socket) throws -> Socket? {
+        while !stopper.isRequested {
+            let socket = try Socket(stopper.context, .dealer)
+            if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
+            try socket.connect(options.broker)
+            try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
+            var poller = Poller([socket, stop])
+            let ready = try poller.poll(timeout: options.heartbeatMilliseconds * options.liveness)
+            if ready[1] {
+                socket.close()
+                return nil
+            }
+            if ready[0], let challenge = try Self.challenge(in: socket.receive(wait: false)) {
+                let credential = WorkerCredential(service: service, credit: options.credit, challenge: challenge, secrets: secrets)
+                try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
+                                                    credential: [credential.stamp, credential.proof]).frames)
+                logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])
+                return socket
+            }
+            socket.close()
+            logger.notice("no answer from the gateway, trying again", ["endpoint": options.broker])
+            var pause = Poller([stop])
+            if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return nil }
+        }
+        return nil
+    }
+
+    /// The challenge in the gateway's answer to `mmi.challenge`, if `message` is that answer.
+    private static func challenge(in message: Message?) -> String? {
+        guard let message, let reply = try? ClientMessage(frames: message.frames[...]), reply.service == MDP.challengeService,
+              let first = reply.body.first, !first.isEmpty else { return nil }
+        return String(decoding: first, as: UTF8.self)
     }
 }

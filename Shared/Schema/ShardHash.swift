@@ -27,6 +27,9 @@ public enum ShardHash {
         name.split(separator: "/", maxSplits: 1).first ?? Substring(name)
     }
 
+    /// Whether `name` is one shard's MDP name (`tagging/1`), not a whole service's.
+    public static func isShardName(_ name: String) -> Bool { name.utf8.contains(UInt8(ascii: "/")) }
+
     /// The key of an install before it has an ID (`device.register`, `ma.start`): app and device id.
     public static func installKey(appKey: String, deviceID: String) -> String { "\(appKey)/\(deviceID)" }
 }

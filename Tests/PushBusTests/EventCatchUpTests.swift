@@ -1,4 +1,5 @@
 import Client
+import Credentials
 import Foundation
 import Majordomo
 import Schema
@@ -28,8 +29,8 @@ struct EventCatchUpTests {
         _ = try client.json("device.delete", ["app_key": .string("app1"), "registration_id": .string(gone)])
         _ = try client.register()
 
-        let all = try fetch(client, EventFetch(after: 0))
-        let deleted = try fetch(client, EventFetch(after: 0, topics: [Topic.deviceDeleted.rawValue]))
+        let all = try fetch(client, EventFetch(publisher: "registration", after: 0))
+        let deleted = try fetch(client, EventFetch(publisher: "registration", after: 0, topics: [Topic.deviceDeleted.rawValue]))
         let allSequences = try sequences(all)
         let deletedSequences = zip(all.events, allSequences).filter { $0.0.topic == Topic.deviceDeleted.rawValue }.map(\.1)
         #expect(allSequences.count == 4 && all.through == allSequences.last)
@@ -37,12 +38,42 @@ struct EventCatchUpTests {
         #expect(try sequences(deleted) == deletedSequences)
         #expect(deleted.through == all.through, "the cursor moves past the events not asked for")
 
-        let firstTwo = try fetch(client, EventFetch(after: 0, limit: 2))
+        let firstTwo = try fetch(client, EventFetch(publisher: "registration", after: 0, limit: 2))
         #expect(try sequences(firstTwo) == Array(allSequences.prefix(2)) && firstTwo.through == allSequences[1], "a full page ends at its last event")
-        let registered = try fetch(client, EventFetch(after: 0, limit: 1, topics: [Topic.deviceRegistered.rawValue]))
+        let registered = try fetch(client, EventFetch(publisher: "registration", after: 0, limit: 1, topics: [Topic.deviceRegistered.rawValue]))
         #expect(registered.events.map(\.topic) == [Topic.deviceRegistered.rawValue] && registered.through == allSequences[0])
-        let past = try fetch(client, EventFetch(after: all.through ?? 0, topics: [Topic.deviceDeleted.rawValue]))
+        let past = try fetch(client, EventFetch(publisher: "registration", after: all.through ?? 0, topics: [Topic.deviceDeleted.rawValue]))
         #expect(past.events.isEmpty && past.through == nil, "nothing after the last event")
+    }
+
+    /// An answer's `through` and `epoch` move a subscriber's cursor, so the publisher signs the
+    /// answer as a whole, bound to the question; and a fetch names its publisher, so a captured one
+    /// sent to another service is refused.
+    @Test func aFetchAnswerIsSignedForItsQuestionAndAFetchForAnotherPublisherIsRefused() throws {
+        let stack = try TestStack().start(["registration", "tagging"])
+        let client = try stack.client()
+        _ = try client.register()
+        let question = EventFetch(publisher: "registration", after: 0, questionID: "q1")
+        let answer = try fetch(client, question)
+        var verifier = EventVerifier(secrets: stack.secrets)
+        #expect(FetchSeal.verify(answer, for: question, publisher: "registration", by: &verifier))
+
+        var skipped = answer
+        skipped.through = 1_000_000_000_000
+        var restarted = answer
+        restarted.epoch = "0123456789abcdef"
+        var emptied = answer
+        emptied.events = []
+        var another = question
+        another.questionID = "q2"
+        #expect(!FetchSeal.verify(skipped, for: question, publisher: "registration", by: &verifier), "a forged through")
+        #expect(!FetchSeal.verify(restarted, for: question, publisher: "registration", by: &verifier), "a forged epoch")
+        #expect(!FetchSeal.verify(emptied, for: question, publisher: "registration", by: &verifier), "events left out")
+        #expect(!FetchSeal.verify(answer, for: another, publisher: "registration", by: &verifier), "an answer to another question")
+        #expect(!FetchSeal.verify(answer, for: question, publisher: "tagging", by: &verifier), "another publisher's")
+
+        let misdirected = try client.request("tagging", [Data(EventFetch.command.utf8), WireCodec.encode(question)])
+        #expect(try JSONDecoder().decode(JSONValue.self, from: misdirected[0]).code == 6017, "tagging refuses registration's fetch")
     }
 
     /// A worker that registers for `service` and never answers, counting the requests it is sent.
@@ -51,7 +82,7 @@ struct EventCatchUpTests {
         init(_ stack: TestStack, service: String) throws {
             socket = try Socket(stack.context, .dealer)
             try socket.connect(stack.endpoint)
-            try socket.send(stack.ready(service, credit: 8))
+            try stack.admit(socket, as: service, credit: 8)
         }
         func requestsReceived(waiting milliseconds: Int) throws -> Int {
             var count = 0
@@ -98,7 +129,7 @@ struct EventCatchUpTests {
         init(_ stack: TestStack, service: String) throws {
             socket = try Socket(stack.context, .dealer)
             try socket.connect(stack.endpoint)
-            try socket.send(stack.ready(service, credit: 8))
+            try stack.admit(socket, as: service, credit: 8)
             Thread { [self] in
                 while lock.withLock({ running }) {
                     try? socket.send(WorkerMessage.heartbeat.frames)

@@ -115,7 +115,7 @@ struct GatewayIntegrationTests {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "100", "--request-timeout-ms", "3000"])
         try stack.startGateway()
         let worker = try rawSocket(stack)
-        try worker.send(stack.ready("slow", credit: 2))
+        try stack.admit(worker, as: "slow", credit: 2)
         try stack.waitForService("slow")
         let client = try stack.client(timeoutMilliseconds: 6000)
         let started = Date()
@@ -165,7 +165,7 @@ struct GatewayIntegrationTests {
     @Test func aRequestInFlightWhenTheGatewayDiesEndsInAnErrorNotAHang() throws {
         let stack = try TestStack().start()
         let worker = try rawSocket(stack)
-        try worker.send(stack.ready("slow", credit: 1))
+        try stack.admit(worker, as: "slow", credit: 1)
         try stack.waitForService("slow")
         let client = try stack.client(timeoutMilliseconds: 1500)
         let started = Date()

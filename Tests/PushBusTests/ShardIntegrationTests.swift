@@ -24,6 +24,40 @@ struct ShardIntegrationTests {
         return items.compactMap(\.string)
     }
 
+    /// The gateway picks a device's shard: a request sent straight to another shard could register
+    /// an install a second time, or replay a proof that shard's ledger never saw. Only internal
+    /// commands (`events.fetch`) name a shard, and a fetch names its publisher.
+    @Test func clientsCannotAddressOneShardOfAService() throws {
+        let directory = TestPaths.temporaryDirectory("shards")
+        let base = Ports.freeBase()
+        let launcher = try launch(directory, base: base, shards: "registration=2,tagging=2")
+        defer { launcher.terminate() }
+        let context = try Context()
+        let client = try MajordomoClient(endpoint: "tcp://127.0.0.1:\(base)", context: context)
+        client.signer = Signer(secrets: try Secrets.load(directory: "\(directory)/data"))
+        let id = try client.register(deviceID: "victim-phone")
+        let owner = ShardHash.shard(of: id, count: 2)
+        let other = 1 - owner
+
+        let raw = try MajordomoClient(endpoint: "tcp://127.0.0.1:\(base)", context: context)
+        let register = [Data("device.register".utf8), Data(#"{"app_key":"app1","platform":"ios","device_id":"victim-phone"}"#.utf8)]
+        for shard in [0, 1] {
+            let reply = try JSONDecoder().decode(JSONValue.self, from: raw.request("registration/\(shard)", register)[0])
+            #expect(reply.code == 6017 && reply["registration_id"] == nil, "registration/\(shard): \(reply)")
+        }
+        let tagsAdd = client.signer!.sign(command: "tags.add", payload: Data(#"{"app_key":"app1","registration_id":"\#(id)","tags":["x"]}"#.utf8))
+        let misrouted = try JSONDecoder().decode(JSONValue.self, from: raw.request("tagging/\(other)", tagsAdd)[0])
+        #expect(misrouted.code == 6017, "\(misrouted)")
+        let routed = client.signer!.sign(command: "tags.add", payload: Data(#"{"app_key":"app1","registration_id":"\#(id)","tags":["x"]}"#.utf8))
+        #expect(try JSONDecoder().decode(JSONValue.self, from: raw.request("tagging", routed)[0]).code == 0, "sent to the service, it is routed")
+
+        let fetch = WireCodec.encode(EventFetch(publisher: "registration/\(owner)", after: 0))
+        let asked = try JSONDecoder().decode(JSONValue.self, from: client.request("registration/\(owner)", [Data(EventFetch.command.utf8), fetch])[0])
+        #expect(asked.code == 0, "a fetch names a shard: \(asked)")
+        let elsewhere = try JSONDecoder().decode(JSONValue.self, from: client.request("registration/\(other)", [Data(EventFetch.command.utf8), fetch])[0])
+        #expect(elsewhere.code == 6017, "a fetch for one publisher is refused by another: \(elsewhere)")
+    }
+
     @Test func shardedServicesRouteMergeAndKeepTheirData() throws {
         let directory = TestPaths.temporaryDirectory("shards")
         let base = Ports.freeBase()

@@ -46,17 +46,21 @@ struct WorkerAdmissionTests {
         try plain.send(WorkerMessage.ready(service: "registration", credit: 64).frames)
         let forged = try dealer(stack)
         let wrongKeys = Secrets(admin: stack.secrets.admin, serverKey: String(repeating: "0", count: 64))
-        let fake = WorkerCredential(service: "registration", credit: 64, secrets: wrongKeys)
-        try forged.send(WorkerMessage.ready(service: "registration", credit: 64, credential: [fake.stamp, fake.proof]).frames)
+        try forged.send(WorkerMessage.ready(service: "registration", credit: 64,
+                                            credential: try stack.credential(forged, "registration", 64, secrets: wrongKeys)).frames)
         let borrowed = try dealer(stack)
-        let tagging = WorkerCredential(service: "tagging", credit: 64, secrets: stack.secrets)
-        try borrowed.send(WorkerMessage.ready(service: "registration", credit: 64, credential: [tagging.stamp, tagging.proof]).frames)
+        try borrowed.send(WorkerMessage.ready(service: "registration", credit: 64,
+                                              credential: try stack.credential(borrowed, "tagging", 64)).frames)
+        let unchallenged = try dealer(stack)
+        let madeUp = WorkerCredential(service: "registration", credit: 64, challenge: RandomKey.hex(bytes: 16), secrets: stack.secrets)
+        try unchallenged.send(WorkerMessage.ready(service: "registration", credit: 64, credential: [madeUp.stamp, madeUp.proof]).frames)
         usleep(200_000)
 
         for index in 0..<40 {
             #expect(try client.register(deviceID: "d\(index)").isEmpty == false)
         }
-        for (name, rogue) in [("plain READY", plain), ("forged key", forged), ("another service's credential", borrowed)] {
+        for (name, rogue) in [("plain READY", plain), ("forged key", forged), ("another service's credential", borrowed),
+                              ("a challenge the gateway never gave", unchallenged)] {
             let got = try drain(rogue, for: 300)
             #expect(!got.contains(where: isRequest), "\(name): a rogue worker was handed requests")
             #expect(got.first == .disconnect, "\(name): told to go away")
@@ -64,21 +68,37 @@ struct WorkerAdmissionTests {
         #expect(stack.gateway?.output.contains("worker refused") == true)
     }
 
-    @Test func aCapturedReadyCannotAdmitASecondPeer() throws {
+    /// A READY seen on the wire names a challenge that is spent, was given to another connection,
+    /// or (after a restart) was never given by this gateway: it admits nobody.
+    @Test func aCapturedReadyAdmitsNobodyElseBeforeOrAfterAGatewayRestart() throws {
         let stack = try TestStack().start(["registration"])
-        let captured = stack.ready("echo", credit: 4)
         let first = try dealer(stack)
-        try first.send(captured)
+        let captured = try stack.admit(first, as: "echo", credit: 4)
         try stack.waitForService("echo")
         let second = try dealer(stack)
         try second.send(captured)
-        #expect(try drain(second, for: 500).first == .disconnect, "the same credential again is a replay")
+        #expect(try drain(second, for: 500).first == .disconnect, "the same READY again, from another connection")
+
+        // A challenge asked for by one connection and used by another.
+        let asker = try dealer(stack)
+        let thief = try dealer(stack)
+        try thief.send(WorkerMessage.ready(service: "echo", credit: 4, credential: try stack.credential(asker, "echo", 4)).frames)
+        #expect(try drain(thief, for: 500).first == .disconnect, "a challenge is good for the connection that asked only")
+
+        stack.gateway?.kill()
+        try stack.startGateway()
+        try stack.waitForService("registration")
+        let third = try dealer(stack)
+        try third.send(captured)
+        let got = try drain(third, for: 500)
+        #expect(got.first == .disconnect && !got.contains(where: isRequest), "a restarted gateway never gave that challenge")
+        #expect(try MajordomoClient(endpoint: stack.endpoint, context: stack.context, timeoutMilliseconds: 500).serviceStatus("echo") == "404")
     }
 
     @Test func aPeerThatIsNotAnAdmittedWorkerCannotAnswerRequests() throws {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "1500"]).start(["registration"])
         let mute = try dealer(stack)
-        try mute.send(stack.ready("slow", credit: 4))
+        try stack.admit(mute, as: "slow", credit: 4)
         try stack.waitForService("slow")
         let caller = try dealer(stack)
         try caller.send(ClientMessage(service: "slow", strings: ["{\"seq\":1}"]).frames)

@@ -43,10 +43,27 @@ final class TestStack: @unchecked Sendable {
     /// A signer on the operator's side: admin, any app, any device.
     func signer() -> Signer { Signer(secrets: secrets) }
 
-    /// A worker's READY for `service`, with the credential the deployment's server.key gives it.
-    func ready(_ service: String, credit: Int) -> Message {
-        let credential = WorkerCredential(service: service, credit: credit, secrets: secrets)
-        return WorkerMessage.ready(service: service, credit: credit, credential: [credential.stamp, credential.proof]).frames
+    /// Makes `socket` a worker of `service` as PushBus's workers become one: asks the gateway for a
+    /// challenge, then says READY with the credential the deployment's server.key gives, signed
+    /// over it. Returns the READY it sent.
+    @discardableResult
+    func admit(_ socket: Socket, as service: String, credit: Int) throws -> Message {
+        let ready = WorkerMessage.ready(service: service, credit: credit, credential: try credential(socket, service, credit)).frames
+        try socket.send(ready)
+        return ready
+    }
+
+    /// The two credential frames of a READY for `service`, over a challenge the gateway gives `socket`.
+    func credential(_ socket: Socket, _ service: String, _ credit: Int, secrets: Secrets? = nil) throws -> [Data] {
+        try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
+        var poller = Poller([socket])
+        guard try poller.poll(timeout: 5000)[0], let message = try socket.receive(),
+              let challenge = try ClientMessage(frames: message.frames[...]).body.first else {
+            throw StackError("the gateway gave no challenge")
+        }
+        let made = WorkerCredential(service: service, credit: credit, challenge: String(decoding: challenge, as: UTF8.self),
+                                    secrets: secrets ?? self.secrets)
+        return [made.stamp, made.proof]
     }
 
     /// A device command as a DEALER sends it, signed: `["", "MDPC01", "device", command, payload, proof]`.
