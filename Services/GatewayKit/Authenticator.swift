@@ -28,6 +28,8 @@ struct Authenticator {
     struct Admission {
         let body: [Data]
         let proof: Data?
+        /// Who signed it.
+        let principal: Principal?
         var isSigned: Bool { proof != nil }
     }
 
@@ -45,7 +47,7 @@ struct Authenticator {
             return .failure(.empty("missing field registration_id"))
         }
         if body.count == 2 {
-            return known == .deviceRegister ? .success(Admission(body: body, proof: nil)) : .failure(refusal("\(command) must be signed"))
+            return known == .deviceRegister ? .success(Admission(body: body, proof: nil, principal: nil)) : .failure(refusal("\(command) must be signed"))
         }
         guard body.count == 3, let proof = Proof(frame: body[2]) else {
             return .failure(.invalid("the third frame must be a proof: v1 <principal> <hex HMAC-SHA256>"))
@@ -89,7 +91,7 @@ struct Authenticator {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
         guard replays.insert(proof.signature, ts: ts, now: now) else { return .failure(refusal("proof already used")) }
-        return .success(Admission(body: Array(body.prefix(2)), proof: body[2]))
+        return .success(Admission(body: Array(body.prefix(2)), proof: body[2], principal: proof.principal))
     }
 
     /// Whether a worker's READY carries a valid credential for the service it announces (DESIGN

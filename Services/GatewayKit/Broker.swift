@@ -35,7 +35,7 @@ public final class Broker {
     /// App-wide queries waiting for their shards' replies.
     var gathers: [UInt64: Gather] = [:]
     private var roundRobin = 0
-    private lazy var appRate = AppRateLimit(perSecond: options.appRate)
+    private lazy var principalRate = PrincipalRateLimit(appRate: options.appRate, deviceRate: options.deviceRate)
     /// Worker-protocol messages from peers that are not admitted workers, logged at most once a second.
     private var strangers = ThrottledCount()
     private lazy var registerRate = RegistrationRateLimit(perSecond: options.registerRate, burst: options.registerBurst)
@@ -172,6 +172,7 @@ public final class Broker {
         var request = signed
         var keys = PayloadKeys()
         var proof: Data?
+        var principal: Principal?
         var isUnsignedRegistration = false
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
             let known = Command(rawValue: command)
@@ -189,6 +190,7 @@ public final class Broker {
             case .success(let admission):
                 request.body = admission.body
                 proof = admission.proof
+                principal = admission.principal
                 isUnsignedRegistration = !admission.isSigned && known == .deviceRegister
             case .failure(let error):
                 refuse(sender, request, error, seq: keys.seq)
@@ -200,11 +202,10 @@ public final class Broker {
             refuse(sender, request, .invalid("request has \(request.body.count) frames; at most \(Self.maxBodyFrames)"), seq: nil)
             return
         }
-        // Only a verified proof spends an app's rate, so nobody can spend another app's; the one
-        // unsigned command is limited by the address it comes from.
-        if options.appRate > 0, proof != nil, !appRate.allow(appKey: keys.appKey, now: Clock.milliseconds()) {
-            refuse(sender, request, CommandError(.tooFrequent, "more than \(options.appRate) requests a second from this app, slow down"),
-                   seq: seq())
+        // Only a verified proof spends a rate, the rate of whoever signed it, so nobody spends an app's
+        // but its server; the one unsigned command is limited by the address it comes from.
+        if let principal, !principalRate.allow(principal, now: Clock.milliseconds()) {
+            refuse(sender, request, CommandError(.tooFrequent, "more requests a second than \(principal) may send, slow down"), seq: seq())
             return
         }
         if options.registerRate > 0, isUnsignedRegistration, !registerRate.allow(peer: peerAddress, now: Clock.milliseconds()) {

@@ -17,6 +17,8 @@ public struct GatewayOptions: Sendable {
     public var curveSecretFile: String?
     /// Signed requests per second one app may send (0 = no limit); past it, code 6011.
     public var appRate = 0
+    /// Requests per second one device may sign (0 = no limit); past it, code 6011.
+    public var deviceRate = 0
     /// Unsigned registrations per second from one peer address (0 = no limit), and how many may
     /// come at once; past them, code 6011.
     public var registerRate = 1000
@@ -47,7 +49,8 @@ public struct GatewayOptions: Sendable {
         Flag("data-dir", default: "./data", help: "Directory of admin.secret and server.key, which check signed requests."),
         Flag("shards", default: "", help: "Shards per service, e.g. tagging=2,badge=2; must match what the launcher starts."),
         Flag("curve-secret-file", default: nil, help: "File with the CURVE secret key (Z85); the request endpoint then requires CURVE."),
-        Flag("app-rate", default: "0", help: "Signed requests per second one app_key may send (0 = no limit); past it, code 6011."),
+        Flag("app-rate", default: "0", help: "Requests per second an app's server may sign with its master secret (0 = no limit); past it, code 6011. Its devices' requests do not count."),
+        Flag("device-rate", default: "0", help: "Requests per second one device may sign (0 = no limit); past it, code 6011."),
         Flag("register-rate", default: "1000",
              help: "Unsigned registrations per second from one address (IPv4, or IPv6 /64; 0 = no limit); past it and the burst, code 6011. "
                  + "1000 a second, 3.6 million an hour, is far beyond the few thousand phones a carrier NAT puts behind one address."),
@@ -76,6 +79,7 @@ public struct GatewayOptions: Sendable {
         dataDirectory = flags.string("data-dir")
         metricsAddress = flags.optionalString("metrics")
         appRate = try flags.int("app-rate", in: 0...10_000_000)
+        deviceRate = try flags.int("device-rate", in: 0...10_000_000)
         registerRate = try flags.int("register-rate", in: 0...10_000_000)
         registerBurst = try flags.int("register-burst", in: 1...100_000_000)
         keyCacheMegabytes = try flags.int("key-cache-mb", in: 1...4096)

@@ -50,9 +50,9 @@ struct GatewayLimitsTests {
     }
 
     @Test func anAppPastItsRateGets6011AndOthersDoNot() throws {
-        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--app-rate", "20"]).start()
-        let id = try stack.client().register(appKey: "busy")
-        let calls = (0..<100).map { stack.signed("device.get", #"{"app_key":"busy","registration_id":"\#(id)","seq":\#($0)}"#) }
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--app-rate", "20"]).start(["registration", "tagging"])
+        _ = try stack.client().register(appKey: "busy")
+        let calls = (0..<100).map { stack.signed("tags.list", #"{"app_key":"busy","seq":\#($0)}"#) }
         let replies = try repliesBySeq(stack, calls)
         #expect(replies.count == 100)
         let codes = codes(replies, 0..<100)
@@ -70,6 +70,22 @@ struct GatewayLimitsTests {
         #expect(replies.count == 220)
         let victim = codes(replies, 1000..<1020)
         #expect(victim == [0: 20], "the app's own signed calls, 20 within its 40 a second, are all served: \(victim)")
+    }
+
+    /// Anyone can register a device of an app and sign as it: its flood spends its own rate, not
+    /// the rate of the app's server.
+    @Test func aDeviceFloodSpendsItsOwnRateNotItsAppServers() throws {
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--app-rate", "20", "--device-rate", "20"])
+            .start(["registration", "tagging"])
+        let attacker = try stack.client().register(appKey: "victim", deviceID: "attacker")
+        let flood = (0..<100).map { stack.signed("device.get", #"{"app_key":"victim","registration_id":"\#(attacker)","seq":\#($0)}"#) }
+        let server = (1000..<1015).map { stack.signed("tags.list", #"{"app_key":"victim","seq":\#($0)}"#) }
+        let replies = try repliesBySeq(stack, flood + server)
+        #expect(replies.count == 115)
+        let device = codes(replies, 0..<100)
+        #expect(device[6011, default: 0] >= 70, "the device is held to its own 20 a second: \(device)")
+        let app = codes(replies, 1000..<1015)
+        #expect(app == [0: 15], "the app's server, 15 calls within its 20 a second, is served in full: \(app)")
     }
 
     @Test func onePeerPastTheRegistrationRateGets6011() throws {
