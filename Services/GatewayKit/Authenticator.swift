@@ -27,7 +27,7 @@ struct Authenticator {
     /// for it, which the service gets after the body (nil: only `device.register` passes without one).
     struct Admission {
         let body: [Data]
-        let proof: Data?
+        let proof: VerifiedProof?
         /// Who signed it.
         let principal: Principal?
         var isSigned: Bool { proof != nil }
@@ -91,7 +91,7 @@ struct Authenticator {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
         guard replays.insert(proof.signature, ts: ts, now: now) else { return .failure(refusal("proof already used")) }
-        return .success(Admission(body: Array(body.prefix(2)), proof: body[2], principal: proof.principal))
+        return .success(Admission(body: Array(body.prefix(2)), proof: VerifiedProof(frame: body[2], ts: ts), principal: proof.principal))
     }
 
     /// Whether a worker's READY carries a valid credential for the service it announces (DESIGN

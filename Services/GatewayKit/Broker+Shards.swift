@@ -7,18 +7,18 @@ import Schema
 /// audience page asks its shards round by round until the page is whole.
 extension Broker {
     /// Sends an app-wide query to every shard that has a part of it; the replies are merged once all are in.
-    func scatter(_ sender: Data, _ request: ClientMessage, command: Command, service: String, parts: [Data?], proof: Data?, seq: Int?) {
+    func scatter(_ sender: Data, _ request: ClientMessage, command: Command, service: String, parts: [Data?], proof: VerifiedProof?, seq: Int?) {
         let id = startGather(sender, request, command: command, service: service, proof: proof, seq: seq, paging: nil)
         ask(id, parts)
     }
 
     /// Starts a page of a sharded audience.
-    func page(_ sender: Data, _ request: ClientMessage, service: String, paging: AudiencePaging, proof: Data?, seq: Int?) {
+    func page(_ sender: Data, _ request: ClientMessage, service: String, paging: AudiencePaging, proof: VerifiedProof?, seq: Int?) {
         let id = startGather(sender, request, command: .audienceResolve, service: service, proof: proof, seq: seq, paging: paging)
         advance(id, paging.start())
     }
 
-    private func startGather(_ sender: Data, _ request: ClientMessage, command: Command, service: String, proof: Data?, seq: Int?,
+    private func startGather(_ sender: Data, _ request: ClientMessage, command: Command, service: String, proof: VerifiedProof?, seq: Int?,
                              paging: AudiencePaging?) -> UInt64 {
         let id = nextID
         nextID += 1

@@ -171,7 +171,7 @@ public final class Broker {
         }
         var request = signed
         var keys = PayloadKeys()
-        var proof: Data?
+        var proof: VerifiedProof?
         var principal: Principal?
         var isUnsignedRegistration = false
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
@@ -253,7 +253,7 @@ public final class Broker {
 
     /// Queues a request for `target`, or refuses it when the service's queue is full. Returns its id.
     @discardableResult
-    func accept(_ sender: Data, _ request: ClientMessage, target: String, body: [Data], proof: Data?, seq: () -> Int?,
+    func accept(_ sender: Data, _ request: ClientMessage, target: String, body: [Data], proof: VerifiedProof?, seq: () -> Int?,
                 part: PendingRequest.Part? = nil) -> UInt64? {
         if services[target] == nil && services.count >= Self.maxServices {
             refuse(sender, request, .invalid("unknown service \(target)"), seq: seq())
@@ -341,7 +341,7 @@ public final class Broker {
             guard let id = queue.dequeue() else { return }
             guard let request = requests[id] else { continue }
             workers[worker]?.inFlight.insert(id)
-            let body = request.proof.map { request.body + [$0] } ?? request.body
+            let body = request.proof.map { request.body + $0.frames } ?? request.body
             send(to: worker, WorkerMessage.request(client: RequestToken.encode(id), body: body).frames)
         }
     }

@@ -11,7 +11,7 @@ struct Gather {
     let service: String
     let seq: Int?
     /// The client's verified proof, and the shards that have had it.
-    let proof: Data?
+    let proof: VerifiedProof?
     var proofSentTo: Set<Int> = []
     var replies: [Data?] = []
     var waiting = 0

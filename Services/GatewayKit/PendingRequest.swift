@@ -12,7 +12,7 @@ struct PendingRequest {
     let body: [Data]
     /// The request's proof, which the gateway verified, handed to the worker after the body so the
     /// service knows who signed it and can refuse the proof a second time; nil when unsigned.
-    var proof: Data?
+    var proof: VerifiedProof?
     let deadline: Int64
     /// Monotonic milliseconds when the request arrived (for the recording).
     let arrivedAt: Int64

@@ -17,7 +17,7 @@ public final class ServiceWorker {
     private let handler: any RequestHandler
     private let logger: Logger
     /// The proofs this service has handled, so none is accepted twice.
-    private lazy var ledger = ProofLedger(store: handler.store)
+    private let ledger = ProofLedger()
     /// This service's credential, which signs its counters, and its outbox publisher's, which signs
     /// its events (the same name but in tests; set when `run` starts).
     private var credential = ""
@@ -63,7 +63,7 @@ public final class ServiceWorker {
 
         while !stopper.isRequested {
             var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []))
-            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextMetrics)
+            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
             if ready[1] { break }
             if ready[0] {
@@ -129,9 +129,24 @@ public final class ServiceWorker {
     /// Events pruned by the batches of the current round, logged once the round is done.
     private var prunedThisRound = 0
 
+    /// Monotonic milliseconds of the next forgetting of old proofs, once a second: each round deletes
+    /// one second's worth at the left edge of the ledger.
+    private var nextProofPrune: Int64 = 0
+
+    private func pruneProofsIfDue() {
+        guard Clock.milliseconds() >= nextProofPrune else { return }
+        nextProofPrune = Clock.milliseconds() + 1000
+        do {
+            try handler.store.write { db in try ledger.prune(now: Int64(Date().timeIntervalSince1970), in: db) }
+        } catch {
+            logger.warning("proof pruning failed", ["error": error])
+        }
+    }
+
     /// Deletes published events older than the retention: once a minute, or, while a backlog is
     /// left, a bounded batch every few milliseconds, so requests keep being served in between.
     private func pruneIfDue() {
+        pruneProofsIfDue()
         guard Clock.milliseconds() >= nextPrune else { return }
         nextPrune = Clock.milliseconds() + 60_000
         do {
@@ -212,8 +227,7 @@ public final class ServiceWorker {
         replies.reserveCapacity(bodies.count)
         do {
             try handler.store.write { db in
-                let now = Date().timeIntervalSince1970
-                for body in bodies { replies.append(answer(body, db, now: now)) }
+                for body in bodies { replies.append(answer(body, db)) }
             }
             return replies
         } catch {
@@ -234,19 +248,20 @@ public final class ServiceWorker {
         logger.error("database damaged", ["file": damage.path ?? handler.store.path, "during": work, "error": damage.message])
     }
 
-    /// One request: `[command, payload]`, or `[command, payload, proof]` when it was signed (the
-    /// gateway verified the proof and forwards it). A proof is recorded in the ledger outside the
-    /// request's savepoint, so it is remembered even when the request is refused.
-    private func answer(_ body: [Data], _ db: Database, now: Double) -> Data {
-        guard body.count == 2 || body.count == 3, let command = String(data: body[0], encoding: .utf8) else {
-            return WireCodec.errorReply(.invalid("a request body is two frames, command and JSON payload, and the proof if signed"))
+    /// One request: `[command, payload]`, or `[command, payload, proof, ts]` when it was signed (the
+    /// gateway verified the proof, made at `ts`, and forwards both). A proof is recorded in the ledger
+    /// outside the request's savepoint, so it is remembered even when the request is refused.
+    private func answer(_ body: [Data], _ db: Database) -> Data {
+        guard body.count == 2 || body.count == 4, let command = String(data: body[0], encoding: .utf8) else {
+            return WireCodec.errorReply(.invalid("a request body is two frames, command and JSON payload, then the proof and its ts if signed"))
         }
         var principal: Principal?
-        if body.count == 3 {
-            guard let proof = Proof(frame: body[2]) else {
-                return WireCodec.errorReply(.invalid("the third frame must be the request's proof"), seq: WireCodec.seq(of: body[1]))
+        if body.count == 4 {
+            guard let proof = Proof(frame: body[2]), let ts = Int64(String(decoding: body[3], as: UTF8.self)) else {
+                return WireCodec.errorReply(.invalid("the third and fourth frames must be the request's proof and its ts"),
+                                            seq: WireCodec.seq(of: body[1]))
             }
-            if let refusal = admit(proof, db, now: now) { return WireCodec.errorReply(refusal, seq: WireCodec.seq(of: body[1])) }
+            if let refusal = admit(proof, ts: ts, db) { return WireCodec.errorReply(refusal, seq: WireCodec.seq(of: body[1])) }
             principal = proof.principal
         }
         let request = Request(command: command, payload: body[1], principal: principal)
@@ -268,9 +283,9 @@ public final class ServiceWorker {
 
     /// Why a signed request goes no further, or nil: its proof was used before (here, through any
     /// gateway, before any restart), or it is signed by a device that was deleted.
-    private func admit(_ proof: Proof, _ db: Database, now: Double) -> CommandError? {
+    private func admit(_ proof: Proof, ts: Int64, _ db: Database) -> CommandError? {
         do {
-            guard try ledger.record(proof.fingerprint, in: db, now: now) else {
+            guard try ledger.record(proof.fingerprint, ts: ts, in: db) else {
                 return CommandError(.appKeyInvalid, "proof already used")
             }
             if case .device(let id) = proof.principal, try Tombstones.contains(db, registrationID: id) {

@@ -1,0 +1,11 @@
+import Foundation
+
+/// A request's proof once the gateway has verified it, and the `ts` it was made at: both go to the
+/// worker after the body (`[command, payload, proof, ts]`), so the service knows who signed the
+/// request and records the proof, by its time, to refuse it a second time (`ProofLedger`).
+struct VerifiedProof {
+    let frame: Data
+    let ts: Int64
+
+    var frames: [Data] { [frame, Data(String(ts).utf8)] }
+}
