@@ -58,13 +58,8 @@ struct EventBusSecurityTests {
     }
 
     @Test func withCurveOnlyPushBusServicesCanReadOrWriteTheBus() throws {
-        let keys = try CurveKeys.generate()
-        let keyFile = TestPaths.temporaryDirectory("curve-bus") + "/curve.secret"
-        try keys.secretKey.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--curve-secret-file", keyFile])
-        stack.serverKey = keys.publicKey
-        try stack.startGateway()
-        for name in ["registration", "badge"] { try stack.startService(name, extra: ["--curve-server-key", keys.publicKey]) }
+        let stack = try TestStack.curved(["registration", "badge"])
+        let serverKey = try #require(stack.serverKey)
         let client = try stack.client()
 
         // Readers without the bus key: plain, and CURVE with the gateway's public key but a key pair of their own.
@@ -72,11 +67,11 @@ struct EventBusSecurityTests {
         try plain.subscribe("")
         try plain.connect(stack.eventsOut)
         let outsider = try Socket(stack.context, .sub)
-        try outsider.makeCurveClient(serverKey: keys.publicKey)
+        try outsider.makeCurveClient(serverKey: serverKey)
         try outsider.subscribe("")
         try outsider.connect(stack.eventsOut)
         let insider = try Socket(stack.context, .sub)
-        try BusCurve(serverKey: keys.publicKey, secrets: stack.secrets).secure(insider)
+        try BusCurve(serverKey: serverKey, secrets: stack.secrets).secure(insider)
         try insider.subscribe("")
         try insider.connect(stack.eventsOut)
         usleep(300_000)

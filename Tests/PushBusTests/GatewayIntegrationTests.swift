@@ -8,13 +8,6 @@ import ZeroMQ
 /// The real `gateway` executable over TCP, with real or hand-made workers.
 @Suite("gateway (integration)", .serialized)
 struct GatewayIntegrationTests {
-    /// A raw DEALER speaking MDP by hand, for traffic no well-behaved client sends.
-    func rawSocket(_ stack: TestStack) throws -> Socket {
-        let socket = try Socket(stack.context, .dealer)
-        try socket.connect(stack.endpoint)
-        return socket
-    }
-
     func receive(_ socket: Socket, within milliseconds: Int) throws -> Message? {
         var poller = Poller([socket])
         guard try poller.poll(timeout: milliseconds)[0] else { return nil }
@@ -78,7 +71,7 @@ struct GatewayIntegrationTests {
 
     @Test func garbageFramesNeverStopTheBroker() throws {
         let stack = try TestStack().start()
-        let raw = try rawSocket(stack)
+        let raw = try stack.dealer()
         try raw.send(Message([Data("no delimiter".utf8)]))
         try raw.send(Message([Data(), Data("MDPX99".utf8), Data("device".utf8)]))
         let reply = try #require(try receive(raw, within: 3000), "a client with a bad header still gets an answer")
@@ -114,7 +107,7 @@ struct GatewayIntegrationTests {
     @Test func aDeadWorkerLeavesNoClientWaitingPastTheDeadline() throws {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "100", "--request-timeout-ms", "3000"])
         try stack.startGateway()
-        let worker = try rawSocket(stack)
+        let worker = try stack.dealer()
         try stack.admit(worker, as: "slow", credit: 2)
         try stack.waitForService("slow")
         let client = try stack.client(timeoutMilliseconds: 6000)
@@ -164,7 +157,7 @@ struct GatewayIntegrationTests {
 
     @Test func aRequestInFlightWhenTheGatewayDiesEndsInAnErrorNotAHang() throws {
         let stack = try TestStack().start()
-        let worker = try rawSocket(stack)
+        let worker = try stack.dealer()
         try stack.admit(worker, as: "slow", credit: 1)
         try stack.waitForService("slow")
         let client = try stack.client(timeoutMilliseconds: 1500)

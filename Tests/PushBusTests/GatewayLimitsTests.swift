@@ -9,13 +9,7 @@ import ZeroMQ
 @Suite("gateway encryption and limits (integration)", .serialized)
 struct GatewayLimitsTests {
     @Test func curveLetsKeyHoldersInAndKeepsPlainClientsOut() throws {
-        let keys = try CurveKeys.generate()
-        let keyFile = TestPaths.temporaryDirectory("curve") + "/curve.secret"
-        try keys.secretKey.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let curved = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--curve-secret-file", keyFile])
-        curved.serverKey = keys.publicKey
-        try curved.startGateway()
-        try curved.startService("registration", extra: ["--curve-server-key", keys.publicKey])
+        let curved = try TestStack.curved(["registration"])
 
         #expect(try curved.client().register(deviceID: "secret-phone").count == 20, "a client with the server key is served")
         let plain = try MajordomoClient(endpoint: curved.endpoint, context: curved.context, timeoutMilliseconds: 500)

@@ -12,12 +12,6 @@ import ZeroMQ
 /// request endpoint gets no request, can answer none, and is told to go away.
 @Suite("worker admission (integration)", .serialized)
 struct WorkerAdmissionTests {
-    func dealer(_ stack: TestStack) throws -> Socket {
-        let socket = try Socket(stack.context, .dealer)
-        try socket.connect(stack.endpoint)
-        return socket
-    }
-
     /// Every message `socket` receives within `milliseconds`.
     func drain(_ socket: Socket, for milliseconds: Int) throws -> [WorkerMessage] {
         var received: [WorkerMessage] = []
@@ -42,16 +36,16 @@ struct WorkerAdmissionTests {
         let client = try stack.client()
         _ = try client.json("app.create", ["name": "a".json, "app_key": "app1".json])
 
-        let plain = try dealer(stack)
+        let plain = try stack.dealer()
         try plain.send(WorkerMessage.ready(service: "registration", credit: 64).frames)
-        let forged = try dealer(stack)
+        let forged = try stack.dealer()
         let wrongKeys = Secrets(admin: stack.secrets.admin, serverKey: String(repeating: "0", count: 64))
         try forged.send(WorkerMessage.ready(service: "registration", credit: 64,
                                             credential: try stack.credential(forged, "registration", 64, secrets: wrongKeys)).frames)
-        let borrowed = try dealer(stack)
+        let borrowed = try stack.dealer()
         try borrowed.send(WorkerMessage.ready(service: "registration", credit: 64,
                                               credential: try stack.credential(borrowed, "tagging", 64)).frames)
-        let unchallenged = try dealer(stack)
+        let unchallenged = try stack.dealer()
         let madeUp = WorkerCredential(service: "registration", credit: 64, challenge: RandomKey.hex(bytes: 16), secrets: stack.secrets)
         try unchallenged.send(WorkerMessage.ready(service: "registration", credit: 64, credential: [madeUp.stamp, madeUp.proof]).frames)
         usleep(200_000)
@@ -72,23 +66,23 @@ struct WorkerAdmissionTests {
     /// or (after a restart) was never given by this gateway: it admits nobody.
     @Test func aCapturedReadyAdmitsNobodyElseBeforeOrAfterAGatewayRestart() throws {
         let stack = try TestStack().start(["registration"])
-        let first = try dealer(stack)
+        let first = try stack.dealer()
         let captured = try stack.admit(first, as: "echo", credit: 4)
         try stack.waitForService("echo")
-        let second = try dealer(stack)
+        let second = try stack.dealer()
         try second.send(captured)
         #expect(try drain(second, for: 500).first == .disconnect, "the same READY again, from another connection")
 
         // A challenge asked for by one connection and used by another.
-        let asker = try dealer(stack)
-        let thief = try dealer(stack)
+        let asker = try stack.dealer()
+        let thief = try stack.dealer()
         try thief.send(WorkerMessage.ready(service: "echo", credit: 4, credential: try stack.credential(asker, "echo", 4)).frames)
         #expect(try drain(thief, for: 500).first == .disconnect, "a challenge is good for the connection that asked only")
 
         stack.gateway?.kill()
         try stack.startGateway()
         try stack.waitForService("registration")
-        let third = try dealer(stack)
+        let third = try stack.dealer()
         try third.send(captured)
         let got = try drain(third, for: 500)
         #expect(got.first == .disconnect && !got.contains(where: isRequest), "a restarted gateway never gave that challenge")
@@ -97,15 +91,15 @@ struct WorkerAdmissionTests {
 
     @Test func aPeerThatIsNotAnAdmittedWorkerCannotAnswerRequests() throws {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "1500"]).start(["registration"])
-        let mute = try dealer(stack)
+        let mute = try stack.dealer()
         try stack.admit(mute, as: "slow", credit: 4)
         try stack.waitForService("slow")
-        let caller = try dealer(stack)
+        let caller = try stack.dealer()
         try caller.send(ClientMessage(service: "slow", strings: ["{\"seq\":1}"]).frames)
         #expect(try drain(mute, for: 300).contains(where: isRequest), "the admitted worker holds the request")
 
         // A stranger answers every token the gateway could have handed out, with a forged reply.
-        let rogue = try dealer(stack)
+        let rogue = try stack.dealer()
         for token in UInt64(1)...UInt64(200) {
             let forged = Data(#"{"code":0,"forged":true,"seq":1}"#.utf8)
             try rogue.send(WorkerMessage.reply(client: withUnsafeBytes(of: token.bigEndian) { Data($0) }, body: [forged]).frames)

@@ -43,6 +43,26 @@ final class TestStack: @unchecked Sendable {
     /// A signer on the operator's side: admin, any app, any device.
     func signer() -> Signer { Signer(secrets: secrets) }
 
+    /// A stack whose gateway requires CURVE (requests and the bus), with `services` started as its
+    /// clients; `serverKey` holds the gateway's public key.
+    static func curved(_ services: [String]) throws -> TestStack {
+        let keys = try CurveKeys.generate()
+        let keyFile = TestPaths.temporaryDirectory("curve") + "/curve.secret"
+        try keys.secretKey.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--curve-secret-file", keyFile])
+        stack.serverKey = keys.publicKey
+        try stack.startGateway()
+        for name in services { try stack.startService(name, extra: ["--curve-server-key", keys.publicKey]) }
+        return stack
+    }
+
+    /// A raw DEALER connected to the request endpoint, speaking MDP by hand.
+    func dealer() throws -> Socket {
+        let socket = try Socket(context, .dealer)
+        try socket.connect(endpoint)
+        return socket
+    }
+
     /// Makes `socket` a worker of `service` as PushBus's workers become one: asks the gateway for a
     /// challenge, then says READY with the credential the deployment's server.key gives, signed
     /// over it. Returns the READY it sent.
