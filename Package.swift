@@ -27,12 +27,13 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Shared/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime / client.
+        // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime / client; wire time beside them.
+        .target(name: "WireTime", path: "Shared/WireTime"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
         .target(name: "Schema", path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
-        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Client", "Credentials"],
+        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Client", "Credentials", "WireTime"],
                 path: "Shared/Runtime"),
         .target(name: "Credentials", dependencies: ["CCrypto"], path: "Shared/Credentials"),
         .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
@@ -41,18 +42,18 @@ let package = Package(
         .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Credentials", "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
-        .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
+        .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials", "WireTime"],
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Credentials"],
                           path: "Services/Registration"),
-        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials", "WireTime"],
                 path: "Services/AnalyticsKit"),
         .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime"],
                           path: "Services/Analytics"),
 
-        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/TaggingKit"),
+        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime", "WireTime"], path: "Services/TaggingKit"),
         .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime"], path: "Services/Tagging"),
-        .target(name: "SchedulerKit", dependencies: ["SQLite", "Schema", "Runtime"],
+        .target(name: "SchedulerKit", dependencies: ["SQLite", "Schema", "Runtime", "WireTime"],
                 path: "Services/SchedulerKit"),
         .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime"],
                           path: "Services/Scheduler"),
@@ -73,12 +74,12 @@ let package = Package(
         // Benchmarks: executables, never tests (`make bench`).
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
         .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
-        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema"],
+        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema", "WireTime"],
                           path: "Tools/BenchAnalytics"),
         .executableTarget(name: "bench-scheduler",
-                          dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
+                          dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Schema", "SQLite", "WireTime", "ZeroMQ"],
                           path: "Tools/BenchScheduler"),
-        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Schema", "SQLite"],
+        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Schema", "SQLite", "WireTime"],
                           path: "Tools/BenchBadge"),
 
         .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Schema", "SQLite", "Credentials"],
@@ -88,7 +89,7 @@ let package = Package(
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit", "BadgeKit", "FuzzKit"],
+                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime"],
                     path: "Tests/PushBusTests"),
     ]
 )

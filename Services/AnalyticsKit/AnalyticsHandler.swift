@@ -3,6 +3,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 
 /// The `analytics` service: MA identities (EUIDs), user properties, contacts, channel values, events and
 /// sessions, push statistics, and counts of what other services publish. Owns its store; the worker loop
@@ -245,7 +246,7 @@ public final class AnalyticsHandler: RequestHandler {
         guard let kind = p.kind else { throw CommandError.empty("kind is missing") }
         var time = clock()
         if let text = p.time {
-            guard let parsed = Timestamp.parse(text), parsed >= 0 else { throw CommandError.invalid("time is not an RFC 3339 time") }
+            guard let parsed = RFC3339.seconds(from: text), parsed >= 0 else { throw CommandError.invalid("time is not an RFC 3339 time") }
             time = parsed
         }
         let isPage = kind == .pageEnter || kind == .pageLeave
@@ -291,7 +292,7 @@ public final class AnalyticsHandler: RequestHandler {
     public func apply(_ event: BusEvent) throws {
         guard let topic = Topic(rawValue: event.topic) else { return }
         let fact = try JSONTreeDecoder().decode(Fact.self, from: event.data)
-        let time = Timestamp.parse(fact.time) ?? clock()
+        let time = RFC3339.seconds(from: fact.time) ?? clock()
         try store.write { db in
             try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)
             if topic == .deviceDeleted, let registrationID = fact.registrationID {

@@ -1,5 +1,6 @@
 import Foundation
 import Schema
+import WireTime
 
 /// An `ma.events` batch checked event by event: the events to store, and the ones refused with why.
 /// The whole batch is refused only when its own shape is wrong (no events, more than 500, bad UTM).
@@ -54,7 +55,7 @@ struct EventBatch {
         let name = try name(event.name)
         var time = now
         if let text = event.time {
-            guard let parsed = Timestamp.parse(text), parsed >= 0 else {
+            guard let parsed = RFC3339.seconds(from: text), parsed >= 0 else {
                 throw .invalid("event time \(text.prefix(40)) is not an RFC 3339 time after 1970")
             }
             time = parsed

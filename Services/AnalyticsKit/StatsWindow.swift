@@ -1,6 +1,7 @@
 import Foundation
 import Runtime
 import Schema
+import WireTime
 
 /// The buckets of a `stats.events` query: whole UTC hours or days, `from` rounded down and `to` rounded
 /// up to a bucket boundary, every bucket listed (zero when nothing happened), at most 10,000.
@@ -19,8 +20,8 @@ struct StatsWindow: Equatable {
         guard let fromText = p.from else { throw .empty("from is missing") }
         guard let toText = p.to else { throw .empty("to is missing") }
         guard let bucket = p.bucket else { throw .empty("bucket is missing: hour or day") }
-        guard let from = Timestamp.parse(fromText) else { throw .invalid("from is not an RFC 3339 time") }
-        guard let to = Timestamp.parse(toText) else { throw .invalid("to is not an RFC 3339 time") }
+        guard let from = RFC3339.seconds(from: fromText) else { throw .invalid("from is not an RFC 3339 time") }
+        guard let to = RFC3339.seconds(from: toText) else { throw .invalid("to is not an RFC 3339 time") }
         guard from < to else { throw .invalid("from must be before to") }
         hoursPerBucket = bucket == .day ? 24 : 1
         let size = Double(hoursPerBucket * 3600)

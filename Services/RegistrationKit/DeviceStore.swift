@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 
 /// The registration service's queries. Every method runs on the `Database` of the caller's
 /// transaction; none opens one of its own.

@@ -1,4 +1,5 @@
 import Schema
+import WireTime
 
 /// The wall-clock readings a `date_components` trigger matches, as iOS matches them: every given
 /// component must equal; components finer than the finest one given are fixed at their minimum
@@ -59,9 +60,9 @@ struct CalendarRule: Equatable {
         let years = year.map { $0...$0 } ?? start.year...(start.year + Self.horizonYears)
         for y in years where y >= start.year {
             for m in months where (y, m) >= (start.year, start.month) {
-                let length = CivilTime.daysInMonth(year: y, month: m)
+                let length = Gregorian.daysInMonth(year: y, month: m)
                 for d in days where d <= length && (y, m, d) >= startDate {
-                    if let weekday, CivilTime.weekday(year: y, month: m, day: d) != weekday { continue }
+                    if let weekday, Gregorian.weekday(year: y, month: m, day: d) != weekday { continue }
                     let sameDay = (y, m, d) == startDate
                     guard let time = firstTime(after: sameDay ? (start.hour, start.minute, start.second) : nil) else {
                         continue

@@ -1,6 +1,6 @@
 import Foundation
-import Runtime
 import Schema
+import WireTime
 
 /// A checked trigger: when a request fires, in Unix seconds. Built from the wire `LocalTrigger`;
 /// a calendar trigger carries the zone it is read in (its own `timezone`, else the device's, else UTC).
@@ -40,7 +40,7 @@ enum Schedule {
             let zone = (zoneName ?? deviceZone).flatMap(TimeZone.init(identifier:)).map(ZoneRules.init) ?? .utc
             self = .calendar(rule, zone: zone, repeats: repeats)
         case .fireDate:
-            guard let text = trigger.fireDate, let date = RFC3339.date(from: text)?.timeIntervalSince1970 else {
+            guard let text = trigger.fireDate, let date = RFC3339.seconds(from: text) else {
                 throw .invalid("fire_date must be an RFC 3339 time such as 2025-03-01T08:00:00Z")
             }
             guard !repeats else { throw .invalid("a fire_date trigger does not repeat") }

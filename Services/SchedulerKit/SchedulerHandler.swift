@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 
 /// The `scheduler` service: each device's local notifications (pending and delivered), fired on
 /// time by the worker loop's ticks, region triggers fired by `location.report`. Owns its store;
@@ -75,7 +76,7 @@ public final class SchedulerHandler: RequestHandler {
                                               now: now)
             if existing?.nextFireAt != nil { timer.noteStale() }
             if let next { timer.schedule(id: id, at: next) }
-            return LocalAdded(identifier: identifier, nextFireAt: next.map(WireTime.string))
+            return LocalAdded(identifier: identifier, nextFireAt: next.map(RFC3339.string(seconds:)))
         }
     }
 
@@ -115,14 +116,14 @@ public final class SchedulerHandler: RequestHandler {
                 found.requests = try requests.pending(db, registrationID: registrationID)
                     .filter { wanted.admits($0.identifier) }
                     .map { LocalRequest(identifier: $0.identifier, content: try Self.decode($0.content),
-                                        trigger: try Self.decode($0.trigger), nextFireAt: $0.nextFireAt.map(WireTime.string)) }
+                                        trigger: try Self.decode($0.trigger), nextFireAt: $0.nextFireAt.map(RFC3339.string(seconds:))) }
             }
             if p.delivered != false {
                 found.notifications = try requests.delivered(db, registrationID: registrationID)
                     .filter { wanted.admits($0.identifier) }
                     .map { LocalNotification(identifier: $0.identifier, content: try Self.decode($0.content),
-                                             trigger: try Self.decode($0.trigger), firedAt: $0.firedAt.map(WireTime.string),
-                                             dueAt: WireTime.string($0.dueAt), missed: $0.firedAt == nil ? true : nil) }
+                                             trigger: try Self.decode($0.trigger), firedAt: $0.firedAt.map(RFC3339.string(seconds:)),
+                                             dueAt: RFC3339.string(seconds: $0.dueAt), missed: $0.firedAt == nil ? true : nil) }
             }
             return found
         }
@@ -161,8 +162,8 @@ public final class SchedulerHandler: RequestHandler {
     /// Publishes `local.fired` and records the delivery.
     func deliver(_ db: Database, _ row: PendingRow, due: Double, now: Double, next: Double?) throws {
         let event = LocalFiredEvent(appKey: row.appKey, registrationID: row.registrationID, identifier: row.identifier,
-                                    content: try Self.decode(row.content), firedAt: WireTime.string(now),
-                                    nextFireAt: next.map(WireTime.string))
+                                    content: try Self.decode(row.content), firedAt: RFC3339.string(seconds: now),
+                                    nextFireAt: next.map(RFC3339.string(seconds:)))
         try outbox.append(event, in: db)
         try requests.recordDelivered(db, row, firedAt: now, dueAt: due, keep: settings.deliveredHistory)
     }

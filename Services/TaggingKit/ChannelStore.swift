@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 
 /// Channel subscriptions (TikPush), each with an optional expiry (Unix seconds) and the
 /// background-push flag. An expired subscription counts as absent everywhere and is purged.

@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 
 /// Channel subscriptions of one device (TikPush): optional expiry, background-push flag, and
 /// `channel.sync` to make the server match the device's offline list.

@@ -1,4 +1,5 @@
 import Foundation
+import WireTime
 
 /// A logfmt-style logger in the manner of swift-log: a constant message, data as dot-keyed metadata,
 /// one line per event: `time level label: k=v … message`. Writes whole lines to stderr.

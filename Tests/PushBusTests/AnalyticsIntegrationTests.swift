@@ -3,6 +3,7 @@ import Foundation
 import Runtime
 import Schema
 import Testing
+import WireTime
 
 /// The real `gateway`, `registration` and `analytics` executables over TCP, through the gateway's
 /// `device` routing.

@@ -5,6 +5,7 @@ import Majordomo
 import Runtime
 import Schema
 import Testing
+import WireTime
 import ZeroMQ
 
 /// The event bus carries only what PushBus's own services signed (`EventSeal`), and with `--curve`

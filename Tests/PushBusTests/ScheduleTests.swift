@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import Testing
+import WireTime
 @testable import SchedulerKit
 
 /// Unix seconds of an RFC 3339 time, for readable expectations.
@@ -13,7 +14,7 @@ func instant(_ text: String) -> Double {
 func nextCalendarFire(_ components: CalendarComponents, zone: String, after: String) -> String? {
     let trigger = LocalTrigger(dateComponents: components, repeats: true, timezone: zone)
     guard let schedule = try? Schedule(trigger, deviceZone: nil) else { return "invalid" }
-    return schedule.firstFire(after: instant(after)).map(WireTime.string)
+    return schedule.firstFire(after: instant(after)).map(RFC3339.string(seconds:))
 }
 
 /// The fire times of a repeating calendar trigger one after another, starting after `after`.
@@ -189,9 +190,9 @@ struct ScheduleTests {
         let own = try Schedule(LocalTrigger(dateComponents: components, timezone: "Asia/Tokyo"), deviceZone: "Europe/Paris")
         let device = try Schedule(LocalTrigger(dateComponents: components), deviceZone: "Europe/Paris")
         let none = try Schedule(LocalTrigger(dateComponents: components), deviceZone: nil)
-        #expect(own.firstFire(after: after).map(WireTime.string) == "2025-03-02T00:00:00Z")
-        #expect(device.firstFire(after: after).map(WireTime.string) == "2025-03-02T08:00:00Z")
-        #expect(none.firstFire(after: after).map(WireTime.string) == "2025-03-02T09:00:00Z")
+        #expect(own.firstFire(after: after).map(RFC3339.string(seconds:)) == "2025-03-02T00:00:00Z")
+        #expect(device.firstFire(after: after).map(RFC3339.string(seconds:)) == "2025-03-02T08:00:00Z")
+        #expect(none.firstFire(after: after).map(RFC3339.string(seconds:)) == "2025-03-02T09:00:00Z")
         #expect(!none.repeats, "repeat defaults to false")
     }
 

@@ -4,6 +4,7 @@ import Runtime
 import Schema
 import SQLite
 import Testing
+import WireTime
 import ZeroMQ
 
 /// The real `gateway`, `registration` and `scheduler` executables over TCP, through `device` routing.

@@ -4,6 +4,7 @@ import Runtime
 import Schema
 import SQLite
 import Testing
+import WireTime
 @testable import TaggingKit
 
 @Suite("tagging handler")

@@ -3,6 +3,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 
 /// Ingests MA events through the analytics handler in SDK-sized batches, group-committed as the worker loop
 /// does, side by side with a plain batched SQLite insert of the same rows, then times `stats.events` queries

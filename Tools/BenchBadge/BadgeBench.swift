@@ -5,6 +5,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 import ZeroMQ
 
 /// `badge.apply "+1"` to every seeded device in batches, three ways side by side in one run, each on its

@@ -1,6 +1,7 @@
 import Foundation
 import Runtime
 import Schema
+import WireTime
 import ZeroMQ
 
 /// A subscriber to `local.fired` on the bus that notes when each event arrived.

@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import SchedulerKit
+import WireTime
 
 /// Fills a scheduler database through the real handler, the way group-committed `local.add`
 /// calls would: `perDevice` requests for each of `devices` devices, a mix of every trigger kind,

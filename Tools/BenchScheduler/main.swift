@@ -4,6 +4,7 @@ import Foundation
 import Runtime
 import Schema
 import SQLite
+import WireTime
 import ZeroMQ
 
 // bench-scheduler: a scheduler holding 1,000,000 pending requests across 100,000 devices, measured

@@ -1,6 +1,7 @@
 import Foundation
 import Runtime
 import Schema
+import WireTime
 @testable import BadgeKit
 
 /// A badge handler on a temporary database with a hand-moved clock, fed bus events the way the
