@@ -87,16 +87,21 @@ enum Schedule {
             guard instant >= due else { return due }
             return due + seconds * ((instant - due) / seconds).rounded(.down) + seconds
         case .calendar(let rule, let zone, _):
-            return instant < due ? due : Self.calendarFire(rule, zone, after: instant)
+            return instant < due ? due : Self.calendarFire(rule, zone, after: instant, since: due)
         case .date, .region:
             return nil
         }
     }
 
-    /// The first instant after `instant` showing a wall reading `rule` matches in `zone`. A reading
-    /// in a gap fires when the gap ends; a reading shown twice fires the first time only.
-    private static func calendarFire(_ rule: CalendarRule, _ zone: ZoneRules, after instant: Double) -> Double? {
+    /// The first instant after `instant` showing a wall reading `rule` matches in `zone`, and a reading
+    /// later than the one at `due` (the fire before) when given. A reading in a gap fires when the gap
+    /// ends; a reading shown twice fires the first time only: a request added during an overlap's second
+    /// pass fires at the readings still ahead of it, but one that fired in the first pass is not fired again
+    /// in the second, even when the tick that reschedules it comes after the clocks went back.
+    private static func calendarFire(_ rule: CalendarRule, _ zone: ZoneRules, after instant: Double,
+                                     since due: Double? = nil) -> Double? {
         var wall = zone.wallSeconds(at: Int64(instant.rounded(.down)))
+        if let due { wall = max(wall, zone.wallSeconds(at: Int64(due.rounded(.down)))) }
         // A reading whose instants are all past (the first half of an overlap) is passed over.
         for _ in 0..<4 {
             guard let next = rule.nextWall(after: wall) else { return nil }

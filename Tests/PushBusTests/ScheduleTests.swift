@@ -182,6 +182,17 @@ struct ScheduleTests {
                                  after: "2025-11-02T06:15:00Z") == "2025-11-02T06:30:00Z")
     }
 
+    @Test func aTickLateIntoTheSecondPassDoesNotFireTheFirstPassAgain() throws {
+        // 01:59:59 EDT (05:59:59 UTC) fires; the tick that reschedules it runs 1.5 s late, at 01:00:00.5 EST.
+        // 01:59:59 EST shows that reading again, so the next fire is 02:59:59 EST, as when the tick is on time.
+        let trigger = LocalTrigger(dateComponents: CalendarComponents(minute: 59, second: 59), repeats: true,
+                                   timezone: "America/New_York")
+        let schedule = try Schedule(trigger, deviceZone: nil)
+        let due = instant("2025-11-02T05:59:59Z")
+        #expect(schedule.occurrence(after: due, due: due).map(RFC3339.string(seconds:)) == "2025-11-02T07:59:59Z")
+        #expect(schedule.occurrence(after: due + 1.5, due: due).map(RFC3339.string(seconds:)) == "2025-11-02T07:59:59Z")
+    }
+
     // MARK: zones
 
     @Test func aCalendarTriggerReadsItsOwnZoneElseTheDevicesElseUTC() throws {
