@@ -34,6 +34,7 @@ bench: release
 	.build/release/bench-tagging
 	.build/release/bench-badge
 	.build/release/bench-scheduler
+	.build/release/bench-calendar
 	.build/release/bench-analytics
 
 # libFuzzer (with AddressSanitizer) on the frame and payload decoders, for a bounded time.

@@ -79,6 +79,8 @@ let package = Package(
         .executableTarget(name: "bench-scheduler",
                           dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Schema", "SQLite", "WireTime", "ZeroMQ"],
                           path: "Tools/BenchScheduler"),
+        .executableTarget(name: "bench-calendar", dependencies: ["SchedulerKit", "ReplayKit", "Schema"],
+                          path: "Tools/BenchCalendar"),
         .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Schema", "SQLite", "WireTime"],
                           path: "Tools/BenchBadge"),
 

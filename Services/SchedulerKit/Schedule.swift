@@ -111,3 +111,12 @@ enum Schedule {
         return nil
     }
 }
+
+extension LocalTrigger {
+    /// When this trigger, added at `instant` (Unix seconds), first fires as the scheduler computes it: nil
+    /// for a region or a time that never comes. Throws what `local.add` answers for a malformed trigger
+    /// (6001, 6017). For tools and benchmarks; the service itself keeps a checked `Schedule`.
+    public func firstFire(after instant: Double, deviceZone: String? = nil) throws(CommandError) -> Double? {
+        try Schedule(self, deviceZone: deviceZone).firstFire(after: instant)
+    }
+}
