@@ -1,9 +1,11 @@
+import Bus
 import Credentials
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
 import Testing
+import Worker
 @testable import TaggingKit
 
 @Suite("tagging handler")

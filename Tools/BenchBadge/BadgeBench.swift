@@ -1,10 +1,12 @@
 import BadgeKit
+import Bus
 import Client
 import Credentials
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 import ZeroMQ
 
 /// `badge.apply "+1"` to every seeded device in batches, three ways side by side in one run, each on its
