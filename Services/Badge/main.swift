@@ -1,5 +1,6 @@
 import BadgeKit
 import Runtime
+import Worker
 
 let retentionFlag = Flag("badge-retention-hours", default: "24",
                          help: "How long badge.apply remembers a msg_id after its last call, so a retried push changes nothing.")

@@ -1,5 +1,6 @@
 import Runtime
 import TaggingKit
+import Worker
 
 ServiceMain.run(.tagging, summary: "PushBus tagging service: tags, aliases, channel subscriptions and audience queries.",
                 flags: [Flag("alias-max-devices", default: "10", help: "How many devices one alias may be bound to.")]) { flags, options, _ in

@@ -1,8 +1,9 @@
+import Bus
 import Credentials
 import Foundation
-import Runtime
 import Schema
 import Testing
+import Worker
 @testable import AnalyticsKit
 
 /// `stats.report`, `stats.message` and the bus events analytics follows, on a temporary database.

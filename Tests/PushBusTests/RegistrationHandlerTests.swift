@@ -1,6 +1,5 @@
 import Credentials
 import Foundation
-import Runtime
 import Schema
 import Testing
 @testable import RegistrationKit

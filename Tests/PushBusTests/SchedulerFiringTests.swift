@@ -1,9 +1,9 @@
 import Credentials
 import Foundation
-import Runtime
-import Schema
 import SQLite
+import Schema
 import Testing
+import Worker
 @testable import SchedulerKit
 
 /// The timer: firing on time, repeating, restarts, regions and what the bus tells the scheduler.

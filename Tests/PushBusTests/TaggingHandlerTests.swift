@@ -1,10 +1,12 @@
+import Bus
 import Credentials
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
 import Testing
 import WireTime
+import Worker
 @testable import TaggingKit
 
 @Suite("tagging handler")

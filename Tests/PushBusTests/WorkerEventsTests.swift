@@ -1,10 +1,13 @@
 import Client
 import Foundation
-import Schema
 import SQLite
+import Schema
 import Testing
 import ZeroMQ
+@testable import Bus
+@testable import Events
 @testable import Runtime
+@testable import Worker
 
 /// A service written in the test: it forgets deleted devices it hears of on the bus and, once,
 /// publishes an event from a timer. Its loop is the real `ServiceWorker` against a real gateway.

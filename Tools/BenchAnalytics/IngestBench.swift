@@ -1,9 +1,10 @@
 import AnalyticsKit
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
 import WireTime
+import Worker
 
 /// Ingests MA events through the analytics handler in SDK-sized batches, group-committed as the worker loop
 /// does, side by side with a plain batched SQLite insert of the same rows, then times `stats.events` queries

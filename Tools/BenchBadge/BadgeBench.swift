@@ -1,11 +1,13 @@
 import BadgeKit
+import Bus
 import Client
 import Credentials
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
 import WireTime
+import Worker
 import ZeroMQ
 
 /// `badge.apply "+1"` to every seeded device in batches, three ways side by side in one run, each on its

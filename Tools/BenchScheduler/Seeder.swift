@@ -1,8 +1,9 @@
 import Foundation
 import Runtime
-import Schema
 import SchedulerKit
+import Schema
 import WireTime
+import Worker
 
 /// Fills a scheduler database through the real handler, the way group-committed `local.add`
 /// calls would: `perDevice` requests for each of `devices` devices, a mix of every trigger kind,

@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import TaggingKit
+import Worker
 
 // Loads N devices with 10 tags each into a real tagging store (the handler's own code path, 1000
 // calls per transaction as the worker's group commit does), then times audience resolution.

@@ -1,6 +1,7 @@
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// What every service's `main.swift` does: parse flags, build the handler, trap signals, serve, exit.

@@ -1,7 +1,10 @@
+import Bus
 import Credentials
+import Events
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// Delivers other services' events to a handler exactly once and in order per publisher. The last

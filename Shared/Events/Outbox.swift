@@ -1,6 +1,7 @@
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 import WireTime
 
 /// The events a service has committed, numbered per publisher without gaps. `append` writes an
