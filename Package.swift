@@ -28,12 +28,14 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime → bus → events → worker; client.
+        // Two bounded dictionaries every cache and expiring map is made of.
+        .target(name: "Caches", path: "Shared/Caches"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
-        .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Caches"], path: "Shared/SQLite"),
         .target(name: "Schema", path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
         // Process basics (flags, logging, clock, signals, shard layout): everything links it, none of it touches SQLite.
-        .target(name: "Runtime", dependencies: ["ZeroMQ", "Schema", "Credentials"], path: "Shared/Runtime"),
+        .target(name: "Runtime", dependencies: ["Caches", "ZeroMQ", "Schema", "Credentials"], path: "Shared/Runtime"),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
         .target(name: "Bus", dependencies: ["ZeroMQ", "Schema", "Credentials", "Runtime"], path: "Shared/Bus"),
         // A service's events: the outbox, following the bus and catching up from publishers.
@@ -42,12 +44,12 @@ let package = Package(
         // The worker: the MDP loop that owns dispatch and the transaction, and what a handler plugs into.
         .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events"],
                 path: "Shared/Worker"),
-        .target(name: "Credentials", dependencies: ["CCrypto"], path: "Shared/Credentials"),
+        .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials"),
         .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
 
         // Services: a library with the logic, a thin executable.
         // The gateway holds no data: it links neither SQLite nor the worker.
-        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "CMicroHTTPD"],
+        .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
         .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials"],
