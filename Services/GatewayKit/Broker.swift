@@ -113,11 +113,11 @@ public final class Broker {
         while !stopper.isRequested {
             let now = Clock.milliseconds()
             let ready = try poller.poll(timeout: Int(max(0, min(nextHeartbeat, nextDeadline() ?? nextHeartbeat) - now)))
-            if ready[3] { break }
-            if ready[0] { try readRequests() }
-            if ready[1] { try forward(from: eventsIn, to: eventsOut, publications: true) }
-            if ready[2] { try forward(from: eventsOut, to: eventsIn, publications: false) }
-            if ready.count > 4, ready[4] { try zap?.answerAll() }
+            if ready.contains(stop) { break }
+            if ready.contains(router) { try readRequests() }
+            if ready.contains(eventsIn) { try forward(from: eventsIn, to: eventsOut, publications: true) }
+            if ready.contains(eventsOut) { try forward(from: eventsOut, to: eventsIn, publications: false) }
+            if let zap, ready.contains(zap.socket) { try zap.answerAll() }
             let after = Clock.milliseconds()
             expireRequests(now: after)
             if after >= nextHeartbeat {

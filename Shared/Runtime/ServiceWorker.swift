@@ -65,8 +65,8 @@ public final class ServiceWorker {
             var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []))
             let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
-            if ready[1] { break }
-            if ready[0] {
+            if ready.contains(stop) { break }
+            if ready.contains(broker) {
                 switch try serveAvailable(broker, events: events) {
                 case .served(let replied):
                     // The gateway spoke before the batch: the time spent serving it is not its silence.
@@ -76,7 +76,7 @@ public final class ServiceWorker {
                 }
             }
             if let subscription {
-                if ready[2] { try subscription.deliverQueued() }
+                if ready.contains(subscription.follower.socket) { try subscription.deliverQueued() }
                 subscription.catchUpIfDue()
                 publishCommittedEvents(events)
                 metrics.eventsCaughtUp = subscription.caughtUp
@@ -90,7 +90,7 @@ public final class ServiceWorker {
                 logger.warning("gateway lost, redialling", ["endpoint": options.broker])
                 broker.close()
                 var pause = Poller([stop])
-                if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return }
+                if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return }
                 guard let redialled = try dial(secrets, stop: stop) else { return }
                 broker = redialled
                 lastReceived = Clock.milliseconds()
@@ -351,11 +351,11 @@ public final class ServiceWorker {
             try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
             var poller = Poller([socket, stop])
             let ready = try poller.poll(timeout: options.heartbeatMilliseconds * options.liveness)
-            if ready[1] {
+            if ready.contains(stop) {
                 socket.close()
                 return nil
             }
-            if ready[0], let challenge = try Self.challenge(in: socket.receive(wait: false)) {
+            if ready.contains(socket), let challenge = try Self.challenge(in: socket.receive(wait: false)) {
                 let credential = WorkerCredential(service: service, credit: options.credit, challenge: challenge, secrets: secrets)
                 try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
                                                     credential: [credential.stamp, credential.proof]).frames)
@@ -365,7 +365,7 @@ public final class ServiceWorker {
             socket.close()
             logger.notice("no answer from the gateway, trying again", ["endpoint": options.broker])
             var pause = Poller([stop])
-            if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return nil }
+            if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return nil }
         }
         return nil
     }

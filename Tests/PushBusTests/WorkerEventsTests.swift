@@ -48,9 +48,7 @@ final class ProbeHandler: RequestHandler {
 struct WorkerEventsTests {
     @Test func aWorkerAppliesBusEventsAndRunsItsTimer() throws {
         let stack = try TestStack().start()
-        let subscriber = try Socket(stack.context, .sub)
-        try subscriber.subscribe("device.registered")
-        try subscriber.connect(stack.eventsOut)
+        let subscriber = try Socket.sub(stack.context, connect: stack.eventsOut, topics: ["device.registered"])
 
         let handler = try ProbeHandler(path: "\(stack.dataDirectory)/probe.sqlite", tickAt: Date().addingTimeInterval(1.5))
         let options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
@@ -94,7 +92,7 @@ struct WorkerEventsTests {
         var fromTimer: Event<DeviceRegisteredEvent>?
         let timerDeadline = Date().addingTimeInterval(10)
         while fromTimer == nil && Date() < timerDeadline {
-            guard try poller.poll(timeout: 500)[0], let message = try subscriber.receive() else { continue }
+            guard try poller.poll(timeout: 500).contains(subscriber), let message = try subscriber.receive() else { continue }
             let event = try JSONDecoder().decode(Event<DeviceRegisteredEvent>.self, from: message[1])
             if event.publisher == "probe" { fromTimer = event }
         }

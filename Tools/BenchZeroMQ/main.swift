@@ -43,8 +43,7 @@ default:
 }
 
 func freePort() -> Int {
-    let socket = try! Socket(context, .router)
-    try! socket.bind("tcp://127.0.0.1:*")
+    let socket = try! Socket.router(context, bind: "tcp://127.0.0.1:*")
     let port = Int(socket.lastEndpoint.split(separator: ":").last!)!
     socket.close()
     return port
@@ -93,7 +92,7 @@ while received < messages {
         sent += 1
         inFlight += 1
     }
-    for (socket, ready) in zip(clients, try poller.poll(timeout: 1000)) where ready {
+    for socket in try poller.poll(timeout: 1000) {
         while try socket.receive(wait: false) != nil {
             received += 1
             inFlight -= 1
@@ -107,8 +106,7 @@ let echoRate = Double(messages) / echoSeconds
 let repEndpoint = "tcp://127.0.0.1:\(freePort())"
 let repProcess = try spawn(["--role", "echo", "--front", repEndpoint])
 defer { repProcess.terminate() }
-let req = try Socket(context, .req)
-try req.connect(repEndpoint)
+let req = try Socket.req(context, connect: repEndpoint)
 try req.send(Message([payload]))
 _ = try req.receive()
 var samples: [UInt32] = []
