@@ -82,7 +82,7 @@ public final class Broker {
         if let address = options.metricsAddress {
             let parts = address.split(separator: ":")
             guard parts.count == 2, let port = UInt16(parts[1]) else {
-                throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "--metrics takes host:port"])
+                throw GatewayError.metricsAddress(address)
             }
             let server = try MetricsServer(host: String(parts[0]), port: port)
             metricsServer = server

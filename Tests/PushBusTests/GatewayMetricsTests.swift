@@ -21,6 +21,11 @@ struct GatewayMetricsTests {
         #expect(page.utf8.count < 20_000, "the page does not grow with the names: \(page.utf8.count) bytes")
     }
 
+    @Test func aMetricsAddressThatIsNotIPv4IsAGatewayError() {
+        #expect(throws: GatewayError.metricsAddress("::1:5556")) { try MetricsServer(host: "::1", port: 5556) }
+        #expect(GatewayError.metricsAddress("x").description == "--metrics takes an IPv4 host:port, not x")
+    }
+
     @Test func otherWorkersServicesGetTheirOwnLabelUpToALimit() {
         var metrics = GatewayMetrics()
         for n in 0..<100 { count(&metrics, "echo-\(n)", hasWorkers: true) }

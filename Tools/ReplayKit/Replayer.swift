@@ -164,9 +164,13 @@ public final class Replayer {
 
 public enum ReplayError: Error, CustomStringConvertible {
     case gatewaySilent(seconds: Double, answered: Int)
+    /// The recording cannot be created.
+    case cannotWrite(path: String)
 
     public var description: String {
         switch self {
+        case .cannotWrite(let path):
+            "cannot create the recording \(path)"
         case .gatewaySilent(let seconds, let answered):
             "the gateway answered nothing for \(String(format: "%g", seconds)) s while requests waited (\(answered) answered before); is it running?"
         }

@@ -72,7 +72,7 @@ public struct TrafficGenerator {
     /// Writes the recording to `path` as JSON lines.
     public func write(to path: String) throws -> Int {
         guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            throw ReplayError.cannotWrite(path: path)
         }
         defer { try? file.close() }
         var buffer = Data()
