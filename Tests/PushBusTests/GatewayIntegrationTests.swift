@@ -82,14 +82,17 @@ struct GatewayIntegrationTests {
         #expect(try receive(raw, within: 3000).map { try JSONDecoder().decode(JSONValue.self, from: $0.frames[3]).code } == 6017)
         try raw.send(Message([Data(), MDP.worker, Data([7])]))
         try raw.send(Message([Data(), MDP.worker, Data([3]), Data("nobody".utf8), Data(), Data("x".utf8)]))
+        var random = TestRandom()
         for _ in 0..<1000 {
-            let frames = (0..<Int.random(in: 1...5)).map { _ in Data((0..<Int.random(in: 0...9)).map { _ in UInt8.random(in: 0...255) }) }
+            let frames = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+                Data((0..<Int.random(in: 0...9, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+            }
             try raw.send(Message(frames))
         }
         let client = try stack.client()
-        #expect(try client.serviceStatus("registration") == "200")
-        #expect(try client.register().count == 20)
-        #expect(stack.gateway?.isRunning == true)
+        #expect(try client.serviceStatus("registration") == "200", "seed \(random.seed)")
+        #expect(try client.register().count == 20, "seed \(random.seed)")
+        #expect(stack.gateway?.isRunning == true, "seed \(random.seed)")
     }
 
     @Test func noWorkerMeansCode6002AtTheDeadline() throws {
