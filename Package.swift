@@ -35,10 +35,12 @@ let package = Package(
         .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Client", "Credentials"],
                 path: "Shared/Runtime"),
         .target(name: "Credentials", dependencies: ["CCrypto"], path: "Shared/Credentials"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
+        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
+        // Who may sign which command: the gateway checks by it and the client signs by it.
+        .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing"),
 
         // Services: a library with the logic, a thin executable.
-        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Credentials", "CMicroHTTPD"],
+        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Credentials", "Signing", "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
         .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
@@ -86,7 +88,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "PushBusTests",
-                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
+                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
                                    "SchedulerKit", "BadgeKit", "FuzzKit"],
                     path: "Tests/PushBusTests"),
