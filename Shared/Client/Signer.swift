@@ -3,11 +3,11 @@ import Foundation
 import Schema
 import Signing
 
-/// Signs a client's requests as `SigningPolicy` says, the policy the gateway checks: as the first
-/// principal the command allows that this signer holds a key for (a device only for a payload that
-/// names one), and a first `device.register` not at all. Keys come from replies (`device_secret`,
-/// `master_secret`) or, for tools on the operator's machine, from the deployment's secrets. Owned
-/// by one thread.
+/// Signs a client's requests as `SigningPolicy` says, the policy the gateway checks: as the device a
+/// payload names or else the app (`SigningPolicy.clientSigners`), `app.create` as the admin,
+/// internal commands as the service that asks (or the admin), and a first `device.register` not at
+/// all. Keys come from replies (`device_secret`, `master_secret`) or, for tools on the operator's
+/// machine, from the deployment's secrets. Owned by one thread.
 public final class Signer {
     public var adminSecret: String?
     /// On the operator's machine: derives any app's or device's key.
@@ -31,10 +31,14 @@ public final class Signer {
     /// The body to send: `[command, payload with ts and nonce, proof]`, or unchanged when the command
     /// goes unsigned or no key is known (the gateway then answers 1008).
     public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
-        let rule = SigningPolicy.rule(for: Command(rawValue: command))
-        guard let fields = PayloadFields(payload), !rule.goesUnsigned(namingDevice: fields.contains(SigningPolicy.deviceField)),
-              let (principal, key) = signature(rule, appKey: fields.string(SigningPolicy.appField),
-                                               registrationID: fields.string(SigningPolicy.deviceField)) else {
+        let known = Command(rawValue: command)
+        guard let fields = PayloadFields(payload),
+              !SigningPolicy.rule(for: known).goesUnsigned(namingDevice: fields.contains(SigningPolicy.deviceField)) else {
+            return [Data(command.utf8), payload]
+        }
+        let registrationID = fields.string(SigningPolicy.deviceField)
+        let signers = SigningPolicy.clientSigners(for: known, namingDevice: registrationID != nil)
+        guard let (principal, key) = signature(signers, appKey: fields.string(SigningPolicy.appField), registrationID: registrationID) else {
             return [Data(command.utf8), payload]
         }
         let ts = Int64(now.timeIntervalSince1970.rounded(.down))
@@ -77,9 +81,9 @@ public final class Signer {
         }
     }
 
-    /// The first of the rule's signers this signer holds a key for.
-    private func signature(_ rule: SigningPolicy.Rule, appKey: String?, registrationID: String?) -> (Principal, String)? {
-        for role in rule.signers {
+    /// The first of `signers` this signer holds a key for.
+    private func signature(_ signers: [SigningPolicy.Role], appKey: String?, registrationID: String?) -> (Principal, String)? {
+        for role in signers {
             if let found = key(role, appKey: appKey, registrationID: registrationID) { return found }
         }
         return nil

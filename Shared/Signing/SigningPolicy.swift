@@ -28,7 +28,7 @@ public enum SigningPolicy {
 
     /// The rule of one command; `nil` is an internal command outside the catalog (`events.fetch`).
     public struct Rule: Sendable, Equatable {
-        /// Who may sign it, the one a client prefers first.
+        /// Who may sign it; for internal commands, PushBus's own services before the admin.
         public let signers: [Role]
         /// Whether the gateway lets it through unsigned: only a `device.register`, whose service then
         /// refuses an unsigned one for an install that is registered already.
@@ -53,6 +53,17 @@ public enum SigningPolicy {
         case _ where command.service == .analytics: return Rule(signers: [.device, .app], acceptsUnsigned: false, device: .optional)
         default: return Rule(signers: [.device], acceptsUnsigned: false, device: .required)
         }
+    }
+
+    /// Whom a client signs `command` as, the first it holds a key for: an internal command or
+    /// `app.create` as the rule's signers; any other command as the device its payload names in
+    /// `registration_id` (a string, and not the filter of an app-wide query), else as the app. A
+    /// client speaks for whom the payload names, so a device asking what only its app may
+    /// (`ma.erase`) is refused by the gateway, not signed as the app behind its back.
+    public static func clientSigners(for command: Command?, namingDevice: Bool) -> [Role] {
+        let rule = rule(for: command)
+        guard let command, command != .appCreate else { return rule.signers }
+        return rule.device != .filter && namingDevice ? [.device] : [.app]
     }
 }
 

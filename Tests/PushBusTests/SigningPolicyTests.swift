@@ -126,28 +126,62 @@ struct SigningPolicyTests {
         }
     }
 
-    @Test func theClientSignsAsTheFirstSignerItHoldsAKeyForAndTheGatewayAdmitsIt() throws {
-        var authenticator = Authenticator(secrets: secrets)
-        let operatorSide = Signer(secrets: secrets)
-        let appServer = Signer()
-        appServer.remember(masterSecret: secrets.masterSecret(appKey: "ak"), appKey: "ak")
+    /// Whom the client signs as, by command and by whether the payload names a device (`r1`).
+    static func clientRole(_ command: Command?, namingDevice: Bool) -> Role {
+        switch command {
+        case nil: .service
+        case .appCreate?: .admin
+        case let command? where SigningPolicy.rule(for: command).device != .filter && namingDevice: .device
+        default: .app
+        }
+    }
+
+    @Test func theClientSpeaksForWhomThePayloadNames() {
         for row in Self.table {
-            let names = SigningPolicy.rule(for: row.command).device != .filter
-            let payload = Data((names ? #"{"app_key":"ak","registration_id":"r1"}"# : #"{"app_key":"ak"}"#).utf8)
-            let signers: [(Signer, Set<Role>)] = [(operatorSide, [.device, .app, .admin]), (appServer, [.app])]
-            for (signer, holds) in signers {
-                let body = signer.sign(command: name(row.command), payload: payload)
-                let expected = row.signers.first(where: holds.contains)
-                guard let expected else {
-                    #expect(body.count == 2, "\(name(row.command)) goes unsigned when no key fits")
-                    continue
-                }
-                let proof = try #require(Proof(frame: body[2]), "\(name(row.command))")
-                #expect(proof.principal.role == expected, "\(name(row.command))")
-                let result = authenticator.check(command: name(row.command), known: row.command, body: body,
-                                                 claims: claims(row.command), now: now)
-                #expect((try? result.get())?.principal == proof.principal, "\(name(row.command)) as \(expected)")
+            for naming in [true, false] {
+                let expected = Self.clientRole(row.command, namingDevice: naming)
+                #expect(SigningPolicy.clientSigners(for: row.command, namingDevice: naming).first == expected,
+                        "\(name(row.command)) naming a device: \(naming)")
             }
         }
+        #expect(SigningPolicy.clientSigners(for: nil, namingDevice: false) == [.service, .admin], "the admin when no service signs")
+        #expect(SigningPolicy.clientSigners(for: .maErase, namingDevice: true) == [.device], "never the app behind a device's back")
+    }
+
+    /// For every command, with and without a device in the payload: the client's proof is of the
+    /// principal the policy names, and the gateway admits it exactly when the table lets that
+    /// principal sign the command (else 1008, as a device asking for `ma.erase` gets).
+    @Test func theGatewayJudgesWhatTheClientSignsByTheSameTable() throws {
+        var authenticator = Authenticator(secrets: secrets)
+        let operatorSide = Signer(secrets: secrets)
+        operatorSide.service = (name: "tagging", key: secrets.serviceSecret("tagging"))
+        var admitted: [String] = []
+        for row in Self.table {
+            for naming in [true, false] where row.device != .required || naming {
+                let payload = Data((naming ? #"{"app_key":"ak","registration_id":"r1"}"# : #"{"app_key":"ak"}"#).utf8)
+                let body = operatorSide.sign(command: name(row.command), payload: payload)
+                if row.command == .deviceRegister, !naming {
+                    #expect(body.count == 2, "a first registration goes unsigned")
+                    continue
+                }
+                let proof = try #require(body.count == 3 ? Proof(frame: body[2]) : nil, "\(name(row.command)) is signed")
+                let role = Self.clientRole(row.command, namingDevice: naming)
+                #expect(proof.principal.role == role, "\(name(row.command)) naming a device: \(naming)")
+                var claims = PayloadKeys()
+                claims.appKey = "ak"
+                claims.ts = now
+                if naming { claims.registrationID = "r1" }
+                let result = authenticator.check(command: name(row.command), known: row.command, body: body, claims: claims, now: now)
+                switch result {
+                case .success(let admission):
+                    #expect(row.signers.contains(role) && admission.principal == proof.principal, "\(name(row.command)) as \(role)")
+                    admitted.append("\(name(row.command)) \(role)")
+                case .failure(let refusal):
+                    #expect(!row.signers.contains(role) && refusal.code == .appKeyInvalid, "\(name(row.command)) as \(role): \(refusal)")
+                }
+            }
+        }
+        #expect(admitted.contains("ma.erase app") && !admitted.contains("ma.erase device"))
+        #expect(admitted.contains("device.register device") && admitted.contains("stats.report device") && !admitted.contains("stats.report app"))
     }
 }
