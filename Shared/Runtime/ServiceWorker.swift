@@ -46,7 +46,7 @@ public final class ServiceWorker {
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
         try events.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try options.busCurve(secrets)?.secure(events)
-        try events.connect(options.events)
+        try events.connect(options.eventsIn)
         let subscription = try EventSubscription(handler: handler, service: service, options: options, secrets: secrets,
                                                  context: stopper.context, logger: logger)
         let checkpointer = try startCheckpointer()
@@ -87,7 +87,7 @@ public final class ServiceWorker {
             sendMetricsIfDue(events)
             let now = Clock.milliseconds()
             if now - lastReceived > heartbeat * Int64(options.liveness) {
-                logger.warning("gateway lost, redialling", ["endpoint": options.broker])
+                logger.warning("gateway lost, redialling", ["endpoint": options.endpoint])
                 broker.close()
                 var pause = Poller([stop])
                 if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return }
@@ -347,7 +347,7 @@ public final class ServiceWorker {
         while !stopper.isRequested {
             let socket = try Socket(stopper.context, .dealer)
             if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
-            try socket.connect(options.broker)
+            try socket.connect(options.endpoint)
             try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
             var poller = Poller([socket, stop])
             let ready = try poller.poll(timeout: options.heartbeatMilliseconds * options.liveness)
@@ -359,11 +359,11 @@ public final class ServiceWorker {
                 let credential = WorkerCredential(service: service, credit: options.credit, challenge: challenge, secrets: secrets)
                 try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
                                                     credential: [credential.stamp, credential.proof]).frames)
-                logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])
+                logger.info("worker connected", ["service": service, "endpoint": options.endpoint, "credit": options.credit])
                 return socket
             }
             socket.close()
-            logger.notice("no answer from the gateway, trying again", ["endpoint": options.broker])
+            logger.notice("no answer from the gateway, trying again", ["endpoint": options.endpoint])
             var pause = Poller([stop])
             if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return nil }
         }
