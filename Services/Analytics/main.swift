@@ -1,5 +1,6 @@
 import AnalyticsKit
 import Runtime
+import Worker
 
 ServiceMain.run(.analytics, summary: "PushBus analytics service: MA identities, user properties, events, sessions, push statistics.",
                 settings: AnalyticsSettings.self) { settings, options, _ in

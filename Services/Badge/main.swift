@@ -1,5 +1,6 @@
 import BadgeKit
 import Runtime
+import Worker
 
 ServiceMain.run(.badge, summary: "PushBus badge service: server-kept badge values that pushes can raise.",
                 settings: BadgeSettings.self) { settings, options, _ in

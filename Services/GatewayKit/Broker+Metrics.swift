@@ -1,6 +1,5 @@
 import Foundation
 import Majordomo
-import Runtime
 import Schema
 
 /// The `/metrics` page and the topology the gateway reports.

@@ -1,6 +1,5 @@
 import Credentials
 import Foundation
-import Runtime
 import Schema
 
 /// Queries that span every shard of a service: how the gateway splits the request and merges the

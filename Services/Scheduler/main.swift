@@ -1,5 +1,6 @@
 import Runtime
 import SchedulerKit
+import Worker
 
 ServiceMain.run(.scheduler, summary: "PushBus scheduler service: local notifications, fired on time and kept across restarts.",
                 settings: SchedulerSettings.self) { settings, options, logger in

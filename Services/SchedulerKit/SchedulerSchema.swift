@@ -1,4 +1,3 @@
-import Runtime
 import SQLite
 
 /// The scheduler's tables. Append-only: add a migration, never edit one.
@@ -7,7 +6,6 @@ import SQLite
 /// `devices` the app and time zone of each device seen.
 enum SchedulerSchema {
     static let migrations: [Migration] = [
-        Outbox.migration,
         Migration("scheduler-1", """
             CREATE TABLE devices (
                 registration_id TEXT PRIMARY KEY,
@@ -39,6 +37,5 @@ enum SchedulerSchema {
                 UNIQUE (registration_id, identifier)
             );
             """),
-        Outbox.catchUpMigration,
-    ] + WorkerTables.migrations
+    ]
 }

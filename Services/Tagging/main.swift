@@ -1,5 +1,6 @@
 import Runtime
 import TaggingKit
+import Worker
 
 ServiceMain.run(.tagging, summary: "PushBus tagging service: tags, aliases, channel subscriptions and audience queries.",
                 settings: TaggingSettings.self) { settings, options, _ in

@@ -1,3 +1,4 @@
+import Bus
 import Client
 import Credentials
 import Foundation

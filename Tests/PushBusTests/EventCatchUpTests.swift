@@ -5,6 +5,7 @@ import Majordomo
 import Schema
 import Testing
 import ZeroMQ
+@testable import Events
 @testable import Runtime
 
 /// How a subscriber catches up: `events.fetch` with topics, against the real registration worker,

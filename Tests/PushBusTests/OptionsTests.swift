@@ -5,6 +5,7 @@ import Runtime
 import SchedulerKit
 import TaggingKit
 import Testing
+import Worker
 @testable import GatewayKit
 
 /// Options declared once: one `Option` per flag (name, help, the property it sets), the default

@@ -1,6 +1,7 @@
 import Foundation
 import Runtime
 import Testing
+import Worker
 @testable import GatewayKit
 
 /// `--shards tagging=2,badge=2`: one grammar with one limit, parsed by `ShardMap` for the launcher

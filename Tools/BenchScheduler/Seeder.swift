@@ -1,7 +1,8 @@
 import Foundation
 import Runtime
-import Schema
 import SchedulerKit
+import Schema
+import Worker
 
 /// Fills a scheduler database through the real handler, the way group-committed `local.add`
 /// calls would: `perDevice` requests for each of `devices` devices, a mix of every trigger kind,
@@ -21,9 +22,9 @@ struct Seeder {
         var stored = 0
         var pending: [Request] = []
         func flush() throws {
-            try handler.store.write { _ in
+            try handler.storage.store.write { db in
                 for request in pending {
-                    _ = try handler.handle(request)
+                    _ = try handler.handle(.localAdd, request, in: db)
                     stored += 1
                 }
             }

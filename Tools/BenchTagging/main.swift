@@ -2,6 +2,7 @@ import Foundation
 import Runtime
 import Schema
 import TaggingKit
+import Worker
 
 // Loads N devices with 10 tags each into a real tagging store (the handler's own code path, 1000
 // calls per transaction as the worker's group commit does), then times audience resolution.
@@ -63,11 +64,11 @@ let loadSeconds = try seconds {
     var n = 0
     while n < devices {
         let end = min(n + batch, devices)
-        try handler.store.write { _ in
+        try handler.storage.store.write { db in
             for device in n..<end {
                 let payload = TagsChange(appKey: "bench", registrationID: String(format: "d%09d", device), tags: tags(of: device))
                 // A fresh clock value per call keeps the rate limiter out of a bulk load.
-                _ = try handler.handle(Request(.tagsAdd, payload))
+                _ = try handler.handle(.tagsAdd, Request(.tagsAdd, payload), in: db)
             }
         }
         n = end
@@ -87,7 +88,7 @@ func resolveAll(_ audience: AudienceResolve) throws -> (count: Int, seconds: Dou
             request.cursor = cursor
             request.limit = pageSize
             let started = Clock.milliseconds()
-            let reply = try handler.handle(Request(.audienceResolve, request))
+            let reply = try handler.storage.store.write { db in try handler.handle(.audienceResolve, Request(.audienceResolve, request), in: db) }
             let page = try JSONDecoder().decode(AudiencePage.self, from: WireCodec.encode(AnyEncodable(reply)))
             if cursor == nil { first = Double(Clock.milliseconds() - started) / 1000 }
             count += page.registrationIDs.count

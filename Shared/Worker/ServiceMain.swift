@@ -1,6 +1,7 @@
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// What every service's `main.swift` does: parse flags, build the handler, trap signals, serve, exit.
@@ -39,7 +40,7 @@ public enum ServiceMain {
     private static func serve(_ service: Service, _ options: WorkerOptions, _ logger: Logger,
                               _ makeHandler: (WorkerOptions, Logger) throws -> any RequestHandler) throws {
         let handler = try makeHandler(options, logger)
-        warnIfAlone(handler.store, service: service, options: options, logger: logger)
+        warnIfAlone(handler.storage.store, service: service, options: options, logger: logger)
         let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
                                    context: try Context(), logger: logger)
         try Lifecycle.serve(stopper: worker.stopper, parentPID: options.parentPID, logger: logger) { try worker.run() }

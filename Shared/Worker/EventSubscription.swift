@@ -1,7 +1,10 @@
+import Bus
 import Credentials
+import Events
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// Delivers other services' events to a handler exactly once and in order per publisher. The last
@@ -55,7 +58,7 @@ final class EventSubscription {
         own = service
         fetcher = try EventFetcher(endpoint: options.endpoint, context: context, service: service, secrets: secrets,
                                    serverKey: options.curveServerKey)
-        lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) }.filter(publishesFollowedTopic))
+        lagging = Set(try handler.storage.store.read { db in try EventCursors().publishers(db) }.filter(publishesFollowedTopic))
     }
 
     func close() { follower.close() }
@@ -91,7 +94,7 @@ final class EventSubscription {
         guard !toAsk.isEmpty else { return }
         let publisher = toAsk.removeFirst()
         do {
-            fetcher.askEvents(from: publisher, after: try handler.store.read { db in try cursors.position(db, publisher: publisher) }.sequence,
+            fetcher.askEvents(from: publisher, after: try handler.storage.store.read { db in try cursors.position(db, publisher: publisher) }.sequence,
                               topics: topics)
         } catch {
             logger.error("event cursor not read", ["publisher": publisher, "error": error])
@@ -135,7 +138,7 @@ final class EventSubscription {
 
     private func commit(_ body: @escaping (Database) throws -> Void) {
         do {
-            try handler.store.write { db in try body(db) }
+            try handler.storage.store.write { db in try body(db) }
         } catch {
             logger.error("events not applied", ["error": error])
         }
@@ -204,11 +207,11 @@ final class EventSubscription {
     /// stops the stream.
     private func apply(_ event: BusEvent) throws {
         do {
-            try handler.store.write { db in
+            try handler.storage.store.write { db in
                 if event.topic == Topic.deviceDeleted.rawValue {
                     try Tombstones.record(db, registrationID: try event.decode(DeviceDeletedEvent.self).body.registrationID)
                 }
-                try handler.apply(event)
+                try handler.apply(event, in: db)
             }
         } catch {
             logger.error("event not applied", ["topic": event.topic, "publisher": event.publisher ?? "?", "error": error])

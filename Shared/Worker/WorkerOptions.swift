@@ -1,5 +1,7 @@
+import Bus
 import Credentials
 import Foundation
+import Runtime
 
 /// The settings every service worker shares, read from flags or `PUSHBUS_*` variables; each
 /// property's initial value is its flag's default.

@@ -1,8 +1,11 @@
+import Bus
 import Credentials
+import Events
 import Foundation
 import Majordomo
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// The MDP/0.1 worker loop of a service: announces itself with a credit, takes up to half that many
@@ -14,23 +17,35 @@ public final class ServiceWorker {
     public let options: WorkerOptions
     /// Any thread may stop the loop through it.
     public let stopper: Stopper
-    private let handler: any RequestHandler
-    private let logger: Logger
+    let handler: any RequestHandler
+    /// The service's database and outbox: every transaction of the service is opened here.
+    let storage: ServiceStorage
+    let logger: Logger
     /// The proofs this service has handled, so none is accepted twice.
-    private let ledger = ProofLedger()
+    let ledger = ProofLedger()
     /// This service's credential, which signs its counters, and its outbox publisher's, which signs
     /// its events (the same name but in tests; set when `run` starts).
-    private var credential = ""
-    private var publisherCredential = ""
+    var credential = ""
+    var publisherCredential = ""
     /// Counters sent to the gateway for `/metrics`, and logged when the worker stops.
-    private var metrics: WorkerMetrics
-    private var nextMetrics: Int64 = 0
+    var metrics: WorkerMetrics
+    var nextMetrics: Int64 = 0
     static let metricsMilliseconds: Int64 = 2000
+
+    // Timed work (ServiceWorker+Timed.swift), in monotonic milliseconds: the next outbox pruning,
+    // the next forgetting of old proofs (once a second, one second's worth at the ledger's left
+    // edge), and, after a failed tick, when timed work may run again (a persistent failure cannot
+    // spin the loop). Events pruned in the current round are logged once the round is done.
+    var nextPrune: Int64 = 0
+    var nextProofPrune: Int64 = 0
+    var tickPausedUntil: Int64 = 0
+    var prunedThisRound = 0
 
     public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
         self.service = service
         self.options = options
         self.handler = handler
+        storage = handler.storage
         self.logger = logger
         self.stopper = Stopper(context: context)
         metrics = WorkerMetrics(service: service)
@@ -40,7 +55,7 @@ public final class ServiceWorker {
     public func run() throws {
         let secrets = try Secrets.load(directory: options.dataDirectory)
         credential = secrets.serviceSecret(service)
-        publisherCredential = secrets.serviceSecret(handler.outbox.publisher)
+        publisherCredential = secrets.serviceSecret(storage.outbox.publisher)
         let stop = try stopper.makeReceiver()
         let events = try Socket(stopper.context, .pub)
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
@@ -106,85 +121,6 @@ public final class ServiceWorker {
                                        "batch.mean": metrics.batches == 0 ? 0 : metrics.requests / metrics.batches])
     }
 
-    // MARK: timed work
-
-    /// Sends this worker's counters to the gateway (`metrics.<service>` on the bus) every two seconds.
-    private func sendMetricsIfDue(_ socket: Socket) {
-        guard Clock.milliseconds() >= nextMetrics else { return }
-        nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
-        let topic = WorkerMetrics.topicPrefix + service
-        let counters = WireCodec.encode(metrics)
-        let proof = EventSeal.proof(topic: topic, event: counters, publisher: service, key: credential)
-        try? socket.send(Message([Data(topic.utf8), counters, proof]), wait: false)
-    }
-
-    /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
-    private func startCheckpointer() throws -> WALCheckpointer? {
-        guard options.checkpointMilliseconds > 0, !handler.store.isInMemory else { return nil }
-        return try WALCheckpointer(path: handler.store.path, interval: .milliseconds(options.checkpointMilliseconds))
-    }
-
-    /// Monotonic milliseconds of the next outbox pruning.
-    private var nextPrune: Int64 = 0
-    /// Events pruned by the batches of the current round, logged once the round is done.
-    private var prunedThisRound = 0
-
-    /// Monotonic milliseconds of the next forgetting of old proofs, once a second: each round deletes
-    /// one second's worth at the left edge of the ledger.
-    private var nextProofPrune: Int64 = 0
-
-    private func pruneProofsIfDue() {
-        guard Clock.milliseconds() >= nextProofPrune else { return }
-        nextProofPrune = Clock.milliseconds() + 1000
-        do {
-            try handler.store.write { db in try ledger.prune(now: Int64(Date().timeIntervalSince1970), in: db) }
-        } catch {
-            logger.warning("proof pruning failed", ["error": error])
-        }
-    }
-
-    /// Deletes published events older than the retention: once a minute, or, while a backlog is
-    /// left, a bounded batch every few milliseconds, so requests keep being served in between.
-    private func pruneIfDue() {
-        pruneProofsIfDue()
-        guard Clock.milliseconds() >= nextPrune else { return }
-        nextPrune = Clock.milliseconds() + 60_000
-        do {
-            let cutoff = Date().timeIntervalSince1970 - Double(options.eventRetentionHours) * 3600
-            let pruned = try handler.outbox.prune(before: cutoff)
-            prunedThisRound += pruned
-            if pruned == Outbox.pruneLimit {
-                nextPrune = Clock.milliseconds() + 5
-                return
-            }
-            if prunedThisRound > 0 { logger.info("events pruned", ["count": prunedThisRound]) }
-            prunedThisRound = 0
-        } catch {
-            logger.warning("event pruning failed", ["error": error])
-        }
-    }
-
-    /// Monotonic milliseconds at which the handler wants its next tick (far future when never).
-    private func nextTickTime() -> Int64 {
-        guard let due = handler.nextTick() else { return Int64.max / 2 }
-        let wait = max(Clock.milliseconds(), tickPausedUntil) - Clock.milliseconds()
-        return Clock.milliseconds() + max(wait, Int64((due.timeIntervalSinceNow * 1000).rounded(.up)))
-    }
-
-    /// After a failed tick, timed work waits this long so a persistent failure cannot spin the loop.
-    private var tickPausedUntil: Int64 = 0
-
-    private func runDueTick(events: Socket) {
-        guard Clock.milliseconds() >= tickPausedUntil, let due = handler.nextTick(), due <= Date() else { return }
-        do {
-            try handler.store.write { _ in try handler.tick(now: Date()) }
-        } catch {
-            logger.error("timed work failed", ["error": error])
-            tickPausedUntil = Clock.milliseconds() + 1000
-        }
-        publishCommittedEvents(events)
-    }
-
     private enum Outcome { case served(replied: Bool), disconnected }
 
     /// Reads every queued message (up to a batch of requests) and answers the requests.
@@ -206,28 +142,40 @@ public final class ServiceWorker {
             }
         }
         guard !batch.isEmpty else { return .served(replied: false) }
-        let started = Clock.microseconds()
-        let replies = answer(batch.map(\.body))
-        metrics.batchLatency.record(seconds: Double(Clock.microseconds() - started) / 1_000_000)
-        metrics.batches += 1
-        metrics.requests += batch.count
-        for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
-        for (item, reply) in zip(batch, replies) {
-            try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
+        // A batch too slow for one heartbeat is committed and answered in parts, so the gateway
+        // hears from this worker at least every half heartbeat and never takes it for lost.
+        var answered = 0
+        while answered < batch.count {
+            let started = Clock.microseconds()
+            let part = batch[answered...]
+            let replies = answer(part.map(\.body), until: Clock.milliseconds() + Int64(options.heartbeatMilliseconds / 2))
+            metrics.batchLatency.record(seconds: Double(Clock.microseconds() - started) / 1_000_000)
+            metrics.batches += 1
+            metrics.requests += replies.count
+            for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
+            for (item, reply) in zip(part, replies) {
+                try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
+            }
+            publishCommittedEvents(events)
+            answered += replies.count
         }
-        publishCommittedEvents(events)
         return .served(replied: true)
     }
 
-    /// Runs a batch in one transaction; each request in its own savepoint so one failure stays alone.
-    /// When the commit itself fails, every request of the batch is answered 6024: that the database
-    /// is damaged when it is, that the write could not be committed otherwise.
-    func answer(_ bodies: [[Data]]) -> [Data] {
+    /// Runs a batch in one transaction, each request in its own savepoint so one failure stays alone,
+    /// and stops taking the next request once `deadline` (monotonic milliseconds) has passed; returns
+    /// the replies to the requests it took, at least the first. When the commit itself fails, each of
+    /// them is answered 6024: that the database is damaged when it is, that the write could not be
+    /// committed otherwise.
+    func answer(_ bodies: [[Data]], until deadline: Int64 = .max) -> [Data] {
         var replies: [Data] = []
         replies.reserveCapacity(bodies.count)
         do {
-            try handler.store.write { db in
-                for body in bodies { replies.append(answer(body, db)) }
+            try storage.store.write { db in
+                for body in bodies {
+                    if !replies.isEmpty, Clock.milliseconds() > deadline { break }
+                    replies.append(answer(body, db))
+                }
             }
             return replies
         } catch {
@@ -239,13 +187,15 @@ public final class ServiceWorker {
                 logger.error("batch commit failed", ["error": error, "batch.size": bodies.count])
                 failure = CommandError(.internalError, "the write could not be committed")
             }
-            return bodies.map { WireCodec.errorReply(failure, seq: $0.count >= 2 ? WireCodec.seq(of: $0[1]) : nil) }
+            return bodies.prefix(max(replies.count, 1)).map {
+                WireCodec.errorReply(failure, seq: $0.count >= 2 ? WireCodec.seq(of: $0[1]) : nil)
+            }
         }
     }
 
     /// One line naming the damaged file and what ran into it.
     private func logDamage(_ damage: SQLiteError, during work: String) {
-        logger.error("database damaged", ["file": damage.path ?? handler.store.path, "during": work, "error": damage.message])
+        logger.error("database damaged", ["file": damage.path ?? storage.store.path, "during": work, "error": damage.message])
     }
 
     /// One request: `[command, payload]`, or `[command, payload, proof, ts]` when it was signed (the
@@ -266,17 +216,31 @@ public final class ServiceWorker {
         }
         let request = Request(command: command, payload: body[1], principal: principal)
         if command == EventFetch.command { return fetchEvents(request) }
+        return Self.reply(to: request, handler: handler, logger: logger)
+    }
+
+    /// How a request reaches a handler, the one way there is: the worker's batches and the handler
+    /// tests both come through here. The command is read once and another service's refused; the
+    /// handler runs in a savepoint of the caller's transaction, so a refusal undoes only its own
+    /// request; its answer, or the code of its refusal, is encoded as the reply. Call inside a write
+    /// transaction of the handler's store.
+    public static func reply(to request: Request, handler: any RequestHandler, logger: Logger? = nil) -> Data {
+        guard let command = Command(rawValue: request.command), command.service == handler.service else {
+            return WireCodec.errorReply(.invalid("unknown command \(request.command.prefix(64)) for \(handler.service.name)"),
+                                        seq: request.seq)
+        }
         do {
-            let value = try handler.store.write { _ in try handler.handle(request) }
+            let value = try handler.storage.store.write { db in try handler.handle(command, request, in: db) }
             return WireCodec.successReply(value, seq: request.seq)
         } catch let error as CommandError {
-            logger.debug("request refused", ["command": command, "code": error.code, "reason": error.message])
+            logger?.debug("request refused", ["command": command.name, "code": error.code, "reason": error.message])
             return WireCodec.errorReply(error, seq: request.seq)
         } catch let damage as SQLiteError where damage.isDamage {
-            logDamage(damage, during: command)
+            logger?.error("database damaged", ["file": damage.path ?? handler.storage.store.path, "during": command.name,
+                                               "error": damage.message])
             return WireCodec.errorReply(.damagedDatabase(damage), seq: request.seq)
         } catch {
-            logger.error("request failed", ["command": command, "error": error])
+            logger?.error("request failed", ["command": command.name, "error": error])
             return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
         }
     }
@@ -301,19 +265,8 @@ public final class ServiceWorker {
     /// `events.fetch`: a subscriber catching up reads this service's outbox.
     private func fetchEvents(_ request: Request) -> Data {
         do {
-            let fetch = try request.decode(EventFetch.self)
-            guard fetch.publisher == handler.outbox.publisher else {
-                throw CommandError.invalid("this events.fetch names another publisher than \(handler.outbox.publisher)")
-            }
-            let limit = min(max(fetch.limit ?? EventFetch.maxLimit, 1), EventFetch.maxLimit)
-            let found = try handler.outbox.events(after: fetch.after, limit: limit, topics: fetch.topics.map(Set.init))
-            let events = found.events.map {
-                FetchedEvent(topic: $0.topic, event: String(decoding: $0.event, as: UTF8.self),
-                             proof: String(decoding: seal($0.topic, $0.event), as: UTF8.self))
-            }
-            let answer = FetchedEvents(events: events, through: found.through, epoch: handler.outbox.epoch)
-            return WireCodec.successReply(FetchSeal.sealed(answer, for: fetch, publisher: handler.outbox.publisher, key: publisherCredential),
-                                          seq: request.seq)
+            let answer = try storage.outbox.answer(try request.decode(EventFetch.self), credential: publisherCredential)
+            return WireCodec.successReply(answer, seq: request.seq)
         } catch let error as CommandError {
             return WireCodec.errorReply(error, seq: request.seq)
         } catch let damage as SQLiteError where damage.isDamage {
@@ -324,56 +277,5 @@ public final class ServiceWorker {
         }
     }
 
-    private func publishCommittedEvents(_ socket: Socket) {
-        do {
-            for event in handler.outbox.takeCommitted() {
-                try socket.send(Message([Data(event.topic.utf8), event.event, seal(event.topic, event.event)]), wait: false)
-                metrics.eventsPublished += 1
-            }
-        } catch {
-            logger.warning("event publish failed", ["error": error])
-        }
-    }
 
-    /// The proof on an event of this service's outbox (`EventSeal`).
-    private func seal(_ topic: String, _ event: Data) -> Data {
-        EventSeal.proof(topic: topic, event: event, publisher: handler.outbox.publisher, key: publisherCredential)
-    }
-
-    /// Connects to the gateway and says READY, with the credential that proves this is our service
-    /// signed over the challenge the gateway gives this very connection (`mmi.challenge`). Tries
-    /// again, a pause between attempts, until a gateway answers; nil when asked to stop meanwhile.
-    private func dial(_ secrets: Secrets, stop: Socket) throws -> Socket? {
-        while !stopper.isRequested {
-            let socket = try Socket(stopper.context, .dealer)
-            if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
-            try socket.connect(options.endpoint)
-            try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
-            var poller = Poller([socket, stop])
-            let ready = try poller.poll(timeout: options.heartbeatMilliseconds * options.liveness)
-            if ready.contains(stop) {
-                socket.close()
-                return nil
-            }
-            if ready.contains(socket), let challenge = try Self.challenge(in: socket.receive(wait: false)) {
-                let credential = WorkerCredential(service: service, credit: options.credit, challenge: challenge, secrets: secrets)
-                try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
-                                                    credential: [credential.stamp, credential.proof]).frames)
-                logger.info("worker connected", ["service": service, "endpoint": options.endpoint, "credit": options.credit])
-                return socket
-            }
-            socket.close()
-            logger.notice("no answer from the gateway, trying again", ["endpoint": options.endpoint])
-            var pause = Poller([stop])
-            if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return nil }
-        }
-        return nil
-    }
-
-    /// The challenge in the gateway's answer to `mmi.challenge`, if `message` is that answer.
-    private static func challenge(in message: Message?) -> String? {
-        guard let message, let reply = try? ClientMessage(frames: message.frames[...]), reply.service == MDP.challengeService,
-              let first = reply.body.first, !first.isEmpty else { return nil }
-        return String(decoding: first, as: UTF8.self)
-    }
 }
