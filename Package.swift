@@ -45,11 +45,14 @@ let package = Package(
         .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events"],
                 path: "Shared/Worker"),
         .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
+        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
+        // Who may sign which command: the gateway checks by it and the client signs by it.
+        .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing"),
 
         // Services: a library with the logic, a thin executable.
         // The gateway holds no data: it links neither SQLite nor the worker.
-        .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "CMicroHTTPD"],
+        .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "Signing",
+                                                   "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
         .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials"],
@@ -97,7 +100,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "PushBusTests",
-                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client",
+                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
                                    "SchedulerKit", "BadgeKit", "FuzzKit"],
                     path: "Tests/PushBusTests"),
