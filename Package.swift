@@ -27,15 +27,17 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Shared/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime → bus → events → worker; client;
-        // wire time (RFC 3339, the Gregorian calendar) beneath the runtime, on Foundation only.
+        // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime → bus → events → worker; client.
+        // Two bounded dictionaries every cache and expiring map is made of.
+        .target(name: "Caches", path: "Shared/Caches"),
+        // Wire time (RFC 3339, the Gregorian calendar) beneath the runtime, on Foundation only.
         .target(name: "WireTime", path: "Shared/WireTime"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
-        .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Caches"], path: "Shared/SQLite"),
         .target(name: "Schema", path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
         // Process basics (flags, logging, clock, signals, shard layout): everything links it, none of it touches SQLite.
-        .target(name: "Runtime", dependencies: ["ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime"),
+        .target(name: "Runtime", dependencies: ["Caches", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime"),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
         .target(name: "Bus", dependencies: ["ZeroMQ", "Schema", "Credentials", "Runtime"], path: "Shared/Bus"),
         // A service's events: the outbox, following the bus and catching up from publishers.
@@ -44,12 +46,15 @@ let package = Package(
         // The worker: the MDP loop that owns dispatch and the transaction, and what a handler plugs into.
         .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events"],
                 path: "Shared/Worker"),
-        .target(name: "Credentials", dependencies: ["CCrypto"], path: "Shared/Credentials"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
+        .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials"),
+        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
+        // Who may sign which command: the gateway checks by it and the client signs by it.
+        .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing"),
 
         // Services: a library with the logic, a thin executable.
         // The gateway holds no data: it links neither SQLite nor the worker.
-        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "CMicroHTTPD"],
+        .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "Signing",
+                                                   "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
         .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials", "WireTime"],
@@ -99,7 +104,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "PushBusTests",
-                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client",
+                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
                                    "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime"],
                     path: "Tests/PushBusTests"),

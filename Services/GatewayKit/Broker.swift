@@ -85,7 +85,7 @@ public final class Broker {
         if let address = options.metricsAddress {
             let parts = address.split(separator: ":")
             guard parts.count == 2, let port = UInt16(parts[1]) else {
-                throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "--metrics takes host:port"])
+                throw GatewayError.metricsAddress(address)
             }
             let server = try MetricsServer(host: String(parts[0]), port: port)
             metricsServer = server
@@ -116,11 +116,11 @@ public final class Broker {
         while !stopper.isRequested {
             let now = Clock.milliseconds()
             let ready = try poller.poll(timeout: Int(max(0, min(nextHeartbeat, nextDeadline() ?? nextHeartbeat) - now)))
-            if ready[3] { break }
-            if ready[0] { try readRequests() }
-            if ready[1] { try forward(from: eventsIn, to: eventsOut, publications: true) }
-            if ready[2] { try forward(from: eventsOut, to: eventsIn, publications: false) }
-            if ready.count > 4, ready[4] { try zap?.answerAll() }
+            if ready.contains(stop) { break }
+            if ready.contains(router) { try readRequests() }
+            if ready.contains(eventsIn) { try forward(from: eventsIn, to: eventsOut, publications: true) }
+            if ready.contains(eventsOut) { try forward(from: eventsOut, to: eventsIn, publications: false) }
+            if let zap, ready.contains(zap.socket) { try zap.answerAll() }
             let after = Clock.milliseconds()
             expireRequests(now: after)
             if after >= nextHeartbeat {

@@ -16,25 +16,25 @@ extension ServiceWorker {
         while !stopper.isRequested {
             let socket = try Socket(stopper.context, .dealer)
             if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
-            try socket.connect(options.broker)
+            try socket.connect(options.endpoint)
             try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
             var poller = Poller([socket, stop])
             let ready = try poller.poll(timeout: options.heartbeatMilliseconds * options.liveness)
-            if ready[1] {
+            if ready.contains(stop) {
                 socket.close()
                 return nil
             }
-            if ready[0], let challenge = try Self.challenge(in: socket.receive(wait: false)) {
+            if ready.contains(socket), let challenge = try Self.challenge(in: socket.receive(wait: false)) {
                 let credential = WorkerCredential(service: service, credit: options.credit, challenge: challenge, secrets: secrets)
                 try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
                                                     credential: [credential.stamp, credential.proof]).frames)
-                logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])
+                logger.info("worker connected", ["service": service, "endpoint": options.endpoint, "credit": options.credit])
                 return socket
             }
             socket.close()
-            logger.notice("no answer from the gateway, trying again", ["endpoint": options.broker])
+            logger.notice("no answer from the gateway, trying again", ["endpoint": options.endpoint])
             var pause = Poller([stop])
-            if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return nil }
+            if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return nil }
         }
         return nil
     }

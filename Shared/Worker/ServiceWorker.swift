@@ -61,7 +61,7 @@ public final class ServiceWorker {
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
         try events.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try options.busCurve(secrets)?.secure(events)
-        try events.connect(options.events)
+        try events.connect(options.eventsIn)
         let subscription = try EventSubscription(handler: handler, service: service, options: options, secrets: secrets,
                                                  context: stopper.context, logger: logger)
         let checkpointer = try startCheckpointer()
@@ -80,8 +80,8 @@ public final class ServiceWorker {
             var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []))
             let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
-            if ready[1] { break }
-            if ready[0] {
+            if ready.contains(stop) { break }
+            if ready.contains(broker) {
                 switch try serveAvailable(broker, events: events) {
                 case .served(let replied):
                     // The gateway spoke before the batch: the time spent serving it is not its silence.
@@ -91,7 +91,7 @@ public final class ServiceWorker {
                 }
             }
             if let subscription {
-                if ready[2] { try subscription.deliverQueued() }
+                if ready.contains(subscription.follower.socket) { try subscription.deliverQueued() }
                 subscription.catchUpIfDue()
                 publishCommittedEvents(events)
                 metrics.eventsCaughtUp = subscription.caughtUp
@@ -102,10 +102,10 @@ public final class ServiceWorker {
             sendMetricsIfDue(events)
             let now = Clock.milliseconds()
             if now - lastReceived > heartbeat * Int64(options.liveness) {
-                logger.warning("gateway lost, redialling", ["endpoint": options.broker])
+                logger.warning("gateway lost, redialling", ["endpoint": options.endpoint])
                 broker.close()
                 var pause = Poller([stop])
-                if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return }
+                if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return }
                 guard let redialled = try dial(secrets, stop: stop) else { return }
                 broker = redialled
                 lastReceived = Clock.milliseconds()

@@ -3,18 +3,20 @@ import Credentials
 import Foundation
 import Runtime
 
-/// The settings every service worker shares, read from flags or `PUSHBUS_*` variables.
-public struct WorkerOptions: Sendable {
-    public var broker: String
-    public var events: String
-    public var eventsOut: String
-    public var dataDirectory: String
-    public var heartbeatMilliseconds: Int
-    public var liveness: Int
-    public var reconnectMilliseconds: Int
+/// The settings every service worker shares, read from flags or `PUSHBUS_*` variables; each
+/// property's initial value is its flag's default.
+public struct WorkerOptions: Options {
+    /// The gateway's request endpoint the worker dials (the gateway binds the same `--endpoint`).
+    public var endpoint = "tcp://127.0.0.1:5555"
+    public var eventsIn = "tcp://127.0.0.1:5557"
+    public var eventsOut = "tcp://127.0.0.1:5558"
+    public var dataDirectory = "./data"
+    public var heartbeatMilliseconds = 1000
+    public var liveness = 3
+    public var reconnectMilliseconds = 1000
     /// Requests the gateway may hand this worker before it replies (MDP credit).
-    public var credit: Int
-    public var logLevel: Logger.Level
+    public var credit = 1024
+    public var logLevel = Logger.Level.info
     public var parentPID: String?
     public var shard = ShardLayout()
     /// The gateway's CURVE public key when its request endpoint requires encryption.
@@ -30,52 +32,30 @@ public struct WorkerOptions: Sendable {
     /// against batches as large as the credit).
     public var batchLimit: Int { max(1, credit / 2) }
 
-    public init(broker: String = "tcp://127.0.0.1:5555", events: String = "tcp://127.0.0.1:5557",
-                eventsOut: String = "tcp://127.0.0.1:5558", dataDirectory: String = "./data", heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
-                reconnectMilliseconds: Int = 1000, credit: Int = 1024, logLevel: Logger.Level = .info) {
-        self.broker = broker
-        self.events = events
-        self.eventsOut = eventsOut
-        self.dataDirectory = dataDirectory
-        self.heartbeatMilliseconds = heartbeatMilliseconds
-        self.liveness = liveness
-        self.reconnectMilliseconds = reconnectMilliseconds
-        self.credit = credit
-        self.logLevel = logLevel
-    }
+    public init() {}
 
-    public static let flags: [Flag] = [
-        Flag("endpoint", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint to serve."),
-        Flag("events-in", default: "tcp://127.0.0.1:5557", help: "The gateway's event-bus input to publish to."),
-        Flag("events-out", default: "tcp://127.0.0.1:5558", help: "The gateway's event-bus output to follow other services on."),
-        Flag("data-dir", default: "./data", help: "Directory of this service's SQLite database."),
-        Flag("heartbeat-ms", default: "1000", help: "Heartbeat interval with the gateway, in milliseconds."),
-        Flag("liveness", default: "3", help: "Missed heartbeats before the gateway is taken for lost and redialled."),
-        Flag("reconnect-ms", default: "1000", help: "Pause before redialling a lost gateway, in milliseconds."),
-        Flag("credit", default: "1024", help: "Requests the gateway may hand over at once; each batch commits up to half of them in one transaction (group commit), so the next batch is already here while one commits."),
-        Flag("log-level", default: "info", help: "trace, debug, info, notice, warning or error."),
-        Flag("curve-server-key", default: nil, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
-        Flag("event-retention-hours", default: "72", help: "How long published events are kept for subscribers that missed them."),
-        Flag("checkpoint-ms", default: "50", help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; 0 to leave checkpoints to the commits."),
-        ParentWatch.flag,
-    ] + ShardLayout.flags
+    public static let options: [Option<WorkerOptions>] = [
+        .string("endpoint", \.endpoint, help: "The gateway's request endpoint to serve."),
+        .string("events-in", \.eventsIn, help: "The gateway's event-bus input to publish to."),
+        .string("events-out", \.eventsOut, help: "The gateway's event-bus output to follow other services on."),
+        .string("data-dir", \.dataDirectory, help: "Directory of this service's SQLite database."),
+        .int("heartbeat-ms", \.heartbeatMilliseconds, in: 10...60_000, help: "Heartbeat interval with the gateway, in milliseconds."),
+        .int("liveness", \.liveness, in: 1...100, help: "Missed heartbeats before the gateway is taken for lost and redialled."),
+        .int("reconnect-ms", \.reconnectMilliseconds, in: 10...60_000, help: "Pause before redialling a lost gateway, in milliseconds."),
+        .int("credit", \.credit, in: 1...10_000,
+             help: "Requests the gateway may hand over at once; each batch commits up to half of them in one transaction (group commit), so the next batch is already here while one commits."),
+        .logLevel(\.logLevel),
+        .optional("curve-server-key", \.curveServerKey, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
+        .int("event-retention-hours", \.eventRetentionHours, in: 1...87_600, help: "How long published events are kept for subscribers that missed them."),
+        .int("checkpoint-ms", \.checkpointMilliseconds, in: 0...60_000,
+             help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; 0 to leave checkpoints to the commits."),
+        .parentPID(\.parentPID),
+        .int("shard-index", \.shard.index, in: 0...(ShardMap.limit - 1), help: "This worker's shard of its service, 0-based."),
+        .int("shard-count", \.shard.count, in: 1...ShardMap.limit,
+             help: "How many shards its service has, as the gateway's --shards says; must match the data directory."),
+    ]
 
-    public init(_ flags: Flags) throws(UsageError) {
-        broker = flags.string("endpoint")
-        events = flags.string("events-in")
-        eventsOut = flags.string("events-out")
-        dataDirectory = flags.string("data-dir")
-        heartbeatMilliseconds = try flags.int("heartbeat-ms", in: 10...60_000)
-        liveness = try flags.int("liveness", in: 1...100)
-        reconnectMilliseconds = try flags.int("reconnect-ms", in: 10...60_000)
-        credit = try flags.int("credit", in: 1...10_000)
-        logLevel = try flags.logLevel()
-        parentPID = flags.optionalString(ParentWatch.flag.name)
-        shard = try ShardLayout(flags)
-        eventRetentionHours = try flags.int("event-retention-hours", in: 1...87_600)
-        checkpointMilliseconds = try flags.int("checkpoint-ms", in: 0...60_000)
-        curveServerKey = flags.optionalString("curve-server-key")
-    }
+    public func validate() throws(UsageError) { try shard.validate() }
 
     /// CURVE for the bus sockets when the gateway requires encryption, else nil.
     public func busCurve(_ secrets: Secrets) throws -> BusCurve? {

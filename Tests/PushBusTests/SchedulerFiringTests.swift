@@ -57,7 +57,7 @@ struct SchedulerFiringTests {
     }
 
     @Test func deliveredHistoryKeepsTheNewest() throws {
-        let harness = try SchedulerHarness(settings: SchedulerSettings(deliveredHistory: 3))
+        let harness = try SchedulerHarness(settings: SchedulerSettings { $0.deliveredHistory = 3 })
         for index in 1...5 { _ = harness.add("n\(index)", TriggerJSON.interval(Double(index))) }
         harness.advance(5)
         try harness.tickUntilIdle()
@@ -111,7 +111,7 @@ struct SchedulerFiringTests {
     }
 
     @Test func theLatenessIsASetting() throws {
-        let strict = try SchedulerHarness(settings: SchedulerSettings(lateness: 60))
+        let strict = try SchedulerHarness(settings: SchedulerSettings { $0.lateness = 60 })
         _ = strict.add("a", TriggerJSON.interval(10))
         _ = strict.add("b", TriggerJSON.interval(100))
         strict.advance(150)
