@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(name: "bench-scheduler",
                           dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite", "WireTime", "ZeroMQ"],
                           path: "Tools/BenchScheduler"),
-        .executableTarget(name: "bench-calendar", dependencies: ["SchedulerKit", "ReplayKit", "Schema"],
+        .executableTarget(name: "bench-calendar", dependencies: ["SchedulerKit", "ReplayKit", "Runtime", "Schema"],
                           path: "Tools/BenchCalendar"),
         .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite", "WireTime"],
                           path: "Tools/BenchBadge"),

@@ -1,5 +1,6 @@
 import Foundation
 import ReplayKit
+import Runtime
 import Schema
 import SchedulerKit
 
@@ -10,12 +11,23 @@ import SchedulerKit
 // no component left free between given ones, so one Foundation query answers each), in zones with and
 // without daylight saving time. Rounds alternate the contenders so all see the same machine.
 
-let arguments = CommandLine.arguments
-func flag(_ name: String, _ fallback: Int) -> Int {
-    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? fallback
+/// From flags; each property's initial value is its flag's default.
+struct Settings: Options {
+    var burst = 10_000
+    var rounds = 5
+
+    init() {}
+
+    static let options: [Option<Settings>] = [
+        .int("burst", \.burst, in: 1...10_000_000, help: "Repeating calendar requests due in the same second."),
+        .int("rounds", \.rounds, in: 1...1_000, help: "Rounds timed for each matcher; the median is shown."),
+    ]
 }
-let burst = flag("--burst", 10_000)
-let rounds = flag("--rounds", 5)
+
+let settings = Settings.parseOrExit(program: "bench-calendar",
+                                    summary: "Benchmarks the scheduler's calendar matcher against Foundation's.")
+let burst = settings.burst
+let rounds = settings.rounds
 let zones = ["UTC", "America/New_York", "Europe/London", "Europe/Berlin", "Asia/Shanghai", "Asia/Tokyo", "Asia/Kolkata",
              "Australia/Sydney", "Australia/Lord_Howe", "America/Santiago", "America/Sao_Paulo", "Pacific/Auckland"]
 var random = SplitMix64(seed: 16)
