@@ -1,5 +1,4 @@
 import Foundation
-import ReplayKit
 import Schema
 import Testing
 import WireTime
@@ -7,7 +6,8 @@ import WireTime
 
 /// The scheduler's next fire of a `date_components` trigger against Foundation's `Calendar`, over random
 /// rules (any subset of the components), zones with and without daylight saving time, and instants
-/// around their transitions. `PUSHBUS_CALENDAR_SEED` replays a run, `PUSHBUS_CALENDAR_RULES` widens it.
+/// around their transitions. A new seed each run (`TestRandom`: `PUSHBUS_TEST_SEED` replays one), and
+/// `PUSHBUS_CALENDAR_RULES` widens the run.
 ///
 /// Where the two differ, the earlier answer is right if the rule may fire there (`CalendarOracle.mayFire`):
 /// the scheduler answering later, or at a time the rule may not fire, fails the test; Foundation answering
@@ -23,10 +23,9 @@ struct CalendarDifferentialTests {
 
     @Test func nextFiresAgreeWithFoundation() throws {
         let environment = ProcessInfo.processInfo.environment
-        let seed = environment["PUSHBUS_CALENDAR_SEED"].flatMap(UInt64.init) ?? 16
         let count = environment["PUSHBUS_CALENDAR_RULES"].flatMap(Int.init) ?? 2_000
-        print("calendar differential: seed \(seed) (PUSHBUS_CALENDAR_SEED replays it), \(count) rules")
-        var random = SplitMix64(seed: seed)
+        var random = TestRandom()
+        let seed = random.seed
         var tally = Tally()
         for index in 0..<count {
             let zoneName = Self.zones.randomElement(using: &random)!
@@ -110,7 +109,7 @@ struct CalendarDifferentialTests {
 
     // MARK: random cases
 
-    static func rule(_ random: inout SplitMix64) -> CalendarComponents {
+    static func rule(_ random: inout some RandomNumberGenerator) -> CalendarComponents {
         var rule = CalendarComponents()
         while rule == CalendarComponents() {
             func pick(_ chance: Int, _ values: ClosedRange<Int>) -> Int? {
@@ -128,7 +127,7 @@ struct CalendarDifferentialTests {
     }
 
     /// Unix seconds between 2005 and 2036, most of them within days, hours or a second of a DST transition.
-    static func instant(near zone: TimeZone, _ random: inout SplitMix64) -> Double {
+    static func instant(near zone: TimeZone, _ random: inout some RandomNumberGenerator) -> Double {
         let base = Double(Int.random(in: 1_104_537_600...2_082_758_400, using: &random))
         guard Int.random(in: 0..<3, using: &random) > 0,
               let transition = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: base)) else { return base }

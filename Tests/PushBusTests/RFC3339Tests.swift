@@ -1,5 +1,4 @@
 import Foundation
-import ReplayKit
 import Testing
 import WireTime
 
@@ -89,13 +88,12 @@ struct RFC3339Tests {
     }
 
     /// Random date-times of every shape the grammar and the formatter share (a fraction of up to three
-    /// digits, `Z` or any offset), read by both; the seed is printed so that a failure can be replayed
-    /// with `PUSHBUS_RFC3339_SEED`. Years start at 1600: before the Gregorian reform (1582) Foundation's
+    /// digits, `Z` or any offset), read by both; a new seed each run (`TestRandom`: `PUSHBUS_TEST_SEED`
+    /// replays one). Years start at 1600: before the Gregorian reform (1582) Foundation's
     /// formatter counts Julian days, where RFC 3339 (and both parsers it replaces) count proleptic Gregorian.
     @Test func readsRandomTimesAsTheFormatterDoes() {
-        let seed = ProcessInfo.processInfo.environment["PUSHBUS_RFC3339_SEED"].flatMap(UInt64.init) ?? 3339
-        print("RFC 3339 against the formatter: seed \(seed) (PUSHBUS_RFC3339_SEED replays it)")
-        var random = SplitMix64(seed: seed)
+        var random = TestRandom()
+        let seed = random.seed
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         for _ in 0..<2_000 {
             let year = Int.random(in: 1600...9999, using: &random), month = Int.random(in: 1...12, using: &random)
