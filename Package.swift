@@ -27,32 +27,33 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Shared/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime / client.
+        // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime / client.
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
-        .target(name: "Schema", path: "Shared/Schema"),
+        .target(name: "JSON", path: "Shared/JSON"),
+        .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
-        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Client", "Credentials"],
+        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Client", "Credentials"],
                 path: "Shared/Runtime"),
         .target(name: "Credentials", dependencies: ["CCrypto"], path: "Shared/Credentials"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
+        .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
 
         // Services: a library with the logic, a thin executable.
-        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Credentials", "CMicroHTTPD"],
+        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Credentials", "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
         .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Credentials"],
                           path: "Services/Registration"),
-        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Credentials"],
                 path: "Services/AnalyticsKit"),
         .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime"],
                           path: "Services/Analytics"),
 
         .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/TaggingKit"),
         .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime"], path: "Services/Tagging"),
-        .target(name: "SchedulerKit", dependencies: ["SQLite", "Schema", "Runtime"],
+        .target(name: "SchedulerKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime"],
                 path: "Services/SchedulerKit"),
         .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime"],
                           path: "Services/Scheduler"),
@@ -60,23 +61,23 @@ let package = Package(
         .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime"], path: "Services/Badge"),
 
         // Tools.
-        .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
+        .executableTarget(name: "pushctl", dependencies: ["Client", "JSON", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
-        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
+        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
                 path: "Tools/ReplayKit"),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
         .executableTarget(name: "pushbus-backup", dependencies: ["Credentials", "SQLite", "Runtime"], path: "Tools/Backup"),
-        .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
+        .target(name: "FuzzKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
                 path: "Tools/FuzzKit"),
         .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema", "Credentials"], path: "Tools/Fuzz"),
 
         // Benchmarks: executables, never tests (`make bench`).
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
         .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
-        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "SQLite", "Schema"],
+        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "JSON", "Runtime", "SQLite", "Schema"],
                           path: "Tools/BenchAnalytics"),
         .executableTarget(name: "bench-scheduler",
-                          dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
+                          dependencies: ["SchedulerKit", "Client", "Credentials", "JSON", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
                           path: "Tools/BenchScheduler"),
         .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Schema", "SQLite"],
                           path: "Tools/BenchBadge"),
@@ -86,7 +87,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "PushBusTests",
-                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Client",
+                    dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Client",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
                                    "SchedulerKit", "BadgeKit", "FuzzKit"],
                     path: "Tests/PushBusTests"),

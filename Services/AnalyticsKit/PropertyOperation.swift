@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// One `ma.property` request, its shape and names checked before it touches the database.

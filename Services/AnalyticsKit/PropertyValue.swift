@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// A value `set` may store, sorted by how it updates what is there.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// One page of `audience.resolve` over a sharded service, read as if the shards' audiences were one

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// Writes every device command the gateway answers, with its reply, as JSON lines in the format

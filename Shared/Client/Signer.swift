@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Schema
 
 /// Signs a client's requests as DESIGN.md's Security section fixes it: a first `device.register`

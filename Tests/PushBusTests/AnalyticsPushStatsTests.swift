@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Runtime
 import Schema
 import Testing

@@ -1,5 +1,6 @@
 import AnalyticsKit
 import Foundation
+import JSON
 import Runtime
 import Schema
 import SQLite

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// Prints a reply for people: `key: value` lines, nested objects as dotted keys, sorted.

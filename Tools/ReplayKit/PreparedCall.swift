@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// A recorded call made ready to send fast: its payload encoded once (with `seq` set to the call's

@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// Whether a reply matches the recorded one: the same JSON once IDs are mapped to this run's,
