@@ -1,4 +1,11 @@
-/// Any JSON value, for fields whose shape the app chooses (`user_info`, user properties).
+/// Any JSON value, for fields whose shape the app chooses (`user_info`, user properties), and for code
+/// that edits a payload it passes on (the gateway's shard merges, the signer, recordings).
+///
+/// It is not the codec's tree (`JSONTree`) because it serves the other side: its objects are
+/// dictionaries, equal and hashed whatever their order and edited by key, and its numbers are
+/// Doubles that analytics adds and compares. The tree keeps what those give up and the wire needs —
+/// a 64-bit integer's exact digits, fields in the order read (first of a key wins, nothing hashed
+/// while parsing) — so the decoder turns a tree into a `JSONValue` only where one is asked for.
 public enum JSONValue: Codable, Equatable, Hashable, Sendable {
     case null
     case bool(Bool)
@@ -36,11 +43,11 @@ public enum JSONValue: Codable, Equatable, Hashable, Sendable {
         }
     }
 
-    init(_ parsed: JSONParsed) {
-        switch parsed {
+    init(_ tree: JSONTree) {
+        switch tree {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
-        case .number(let value, _): self = .number(value)
+        case .number(let text): self = .number(JSONTree.double(text))
         case .string(let value): self = .string(value)
         case .array(let items): self = .array(items.map(JSONValue.init))
         case .object(let fields):
