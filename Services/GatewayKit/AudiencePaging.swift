@@ -34,7 +34,7 @@ struct AudiencePaging: Equatable {
     /// so that the shard refuses it with the proper error.
     static func route(_ payload: Data, count: Int) -> ShardRoute {
         let alone = { (part: Data) in ShardRoute.all(parts: [part] + Array(repeating: nil, count: count - 1)) }
-        guard case .object(var fields)? = try? JSONDecoder().decode(JSONValue.self, from: payload) else { return alone(payload) }
+        guard case .object(var fields)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else { return alone(payload) }
         var limit = defaultLimit
         if let given = fields["limit"], given != .null {
             guard let number = given.number, let exact = Int(exactly: number), exact >= 1 else { return alone(payload) }

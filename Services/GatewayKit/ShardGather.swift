@@ -9,7 +9,7 @@ import Schema
 enum ShardGather {
     /// One payload per shard; nil where a shard has nothing to do for this request.
     static func split(_ command: Command, payload: Data, count: Int) -> [Data?] {
-        guard case .object(var fields)? = try? JSONDecoder().decode(JSONValue.self, from: payload) else {
+        guard case .object(var fields)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else {
             // Malformed: let shard 0 answer it with the proper error.
             return [payload] + Array(repeating: nil, count: count - 1)
         }
@@ -44,7 +44,7 @@ enum ShardGather {
                 values.append(nil)
                 continue
             }
-            guard let value = try? JSONDecoder().decode(JSONValue.self, from: reply), let code = value["code"]?.number else {
+            guard let value = try? JSONTreeDecoder().decode(JSONValue.self, from: reply), let code = value["code"]?.number else {
                 return .failure(FirstFailure(reply: WireCodec.errorReply(CommandError(.internalError, "a shard answered garbage"), seq: seq)))
             }
             if code != 0 { return .failure(FirstFailure(reply: reply)) }

@@ -173,7 +173,7 @@ final class IngestBench {
         }
     }
 
-    private func decode(_ data: Data) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: data) }
+    private func decode(_ data: Data) throws -> JSONValue { try JSONTreeDecoder().decode(JSONValue.self, from: data) }
 
     private func count(_ reply: JSONValue) -> Int {
         guard case .array(let buckets)? = reply["buckets"] else { return 0 }

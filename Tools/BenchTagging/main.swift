@@ -82,7 +82,7 @@ func resolveAll(_ audience: AudienceResolve) throws -> (count: Int, seconds: Dou
             request.limit = pageSize
             let started = Clock.milliseconds()
             let reply = try handler.handle(Request(.audienceResolve, request))
-            let page = try JSONDecoder().decode(AudiencePage.self, from: WireCodec.encode(AnyEncodable(reply)))
+            let page = try WireCodec.decode(AudiencePage.self, from: WireCodec.encode(AnyEncodable(reply)))
             if cursor == nil { first = Double(Clock.milliseconds() - started) / 1000 }
             count += page.registrationIDs.count
             cursor = page.nextCursor
