@@ -6,14 +6,14 @@ import Schema
 import SQLite
 
 /// The `analytics` service: MA identities (EUIDs), user properties, contacts, channel values, events and
-/// sessions, push statistics, and counts of what other services publish. Owns its store; the worker loop
-/// group-commits its calls.
+/// sessions, push statistics, and counts of what other services publish. Works on its storage inside
+/// the worker's transactions.
 ///
 /// Who may address which user: the app (`app:<app_key>`) any EUID of its app; a device only the EUIDs
 /// bound to it (`DeviceBindings`), which its own `ma.start` and `ma.identify` give it (1008 otherwise).
 public final class AnalyticsHandler: RequestHandler {
-    public let store: Store
-    public let outbox: Outbox
+    public let service = Service.analytics
+    public let storage: ServiceStorage
     public let settings: AnalyticsSettings
     private let identities: IdentityStore
     private let bindings = DeviceBindings()
@@ -27,30 +27,26 @@ public final class AnalyticsHandler: RequestHandler {
                 shard: ShardLayout = ShardLayout(), durable: Bool = true,
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         identities = IdentityStore(shard: shard)
-        store = try Store(path: path, migrations: AnalyticsSchema.migrations, durable: durable)
-        outbox = try Outbox(store: store, publisher: publisher)
+        storage = try ServiceStorage(path: path, migrations: AnalyticsSchema.migrations, publisher: publisher, durable: durable)
         self.settings = settings
         self.clock = clock
     }
 
-    public func handle(_ request: Request) throws -> any Encodable {
-        guard let command = Command(rawValue: request.command), command.service == .analytics else {
-            throw CommandError.invalid("unknown command \(request.command.prefix(64)) for analytics")
-        }
+    public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         let signer = request.principal
-        switch command {
-        case .maStart: return try start(request.decode(MAStart.self), by: signer)
-        case .maIdentify: return try identify(request.decode(MAIdentify.self), by: signer)
-        case .maContact: return try setContacts(request.decode(MAContact.self), given: request.decode(ContactUpdate.Keys.self), by: signer)
-        case .maEvents: return try record(request.decode(MAEvents.self), by: signer)
-        case .maProperty: return try changeProperty(request.decode(MAProperty.self), by: signer)
-        case .maChannelValue: return try setChannelValues(request.decode(MAChannelValue.self), by: signer)
-        case .maProfile: return try profile(request.decode(MAUserRef.self), by: signer)
-        case .maErase: return try erase(request.decode(MAUserRef.self), by: signer)
-        case .statsReport: return try report(request.decode(StatsReport.self))
-        case .statsMessage: return try messageStats(request.decode(StatsMessage.self))
-        case .statsEvents: return try eventStats(request.decode(StatsEvents.self))
-        default: throw CommandError.invalid("unknown command \(command.name) for analytics")
+        return switch command {
+        case .maStart: try start(request.decode(MAStart.self), by: signer, in: db)
+        case .maIdentify: try identify(request.decode(MAIdentify.self), by: signer, in: db)
+        case .maContact: try setContacts(request.decode(MAContact.self), given: request.decode(ContactUpdate.Keys.self), by: signer, in: db)
+        case .maEvents: try record(request.decode(MAEvents.self), by: signer, in: db)
+        case .maProperty: try changeProperty(request.decode(MAProperty.self), by: signer, in: db)
+        case .maChannelValue: try setChannelValues(request.decode(MAChannelValue.self), by: signer, in: db)
+        case .maProfile: try profile(request.decode(MAUserRef.self), by: signer, in: db)
+        case .maErase: try erase(request.decode(MAUserRef.self), by: signer, in: db)
+        case .statsReport: try report(request.decode(StatsReport.self), in: db)
+        case .statsMessage: try messageStats(request.decode(StatsMessage.self), in: db)
+        case .statsEvents: try eventStats(request.decode(StatsEvents.self), in: db)
+        default: throw CommandError.invalid("\(command.name) is not an analytics command")
         }
     }
 
@@ -59,30 +55,28 @@ public final class AnalyticsHandler: RequestHandler {
     /// The install's EUID when the app asks. When a device asks, its own current EUID (a new one on
     /// its first call), whatever `device_id` it names: the install follows it unless the install is
     /// another device's.
-    func start(_ p: MAStart, by signer: Principal? = nil) throws -> MAStarted {
+    func start(_ p: MAStart, by signer: Principal?, in db: Database) throws -> MAStarted {
         let appKey = try Validate.appKey(p.appKey)
         let deviceID = try Validate.required(p.deviceID, "device_id", maxBytes: 128)
         let identifiers = IdentifierCleanup.clean(p.user).valid
         let device = Self.device(signer)
         let now = clock()
-        return try store.write { db in
-            let current = try (device.map { try bindings.current(db, registrationID: $0) }
-                               ?? identities.install(db, appKey: appKey, deviceID: deviceID))
-                .flatMap { try identities.live(db, euid: $0, appKey: appKey) }
-            let euid: String
-            if identifiers.isEmpty {
-                euid = try current ?? identities.create(db, appKey: appKey, now: now)
-            } else {
-                euid = try resolver.resolve(db, appKey: appKey, current: current, identifiers: identifiers, now: now,
-                                            device: device).euid
-            }
-            try follow(db, appKey: appKey, deviceID: deviceID, euid: euid, device: device)
-            return MAStarted(euid: euid)
+        let current = try (device.map { try bindings.current(db, registrationID: $0) }
+                           ?? identities.install(db, appKey: appKey, deviceID: deviceID))
+            .flatMap { try identities.live(db, euid: $0, appKey: appKey) }
+        let euid: String
+        if identifiers.isEmpty {
+            euid = try current ?? identities.create(db, appKey: appKey, now: now)
+        } else {
+            euid = try resolver.resolve(db, appKey: appKey, current: current, identifiers: identifiers, now: now,
+                                        device: device).euid
         }
+        try follow(db, appKey: appKey, deviceID: deviceID, euid: euid, device: device)
+        return MAStarted(euid: euid)
     }
 
     /// -3 when no identifier survives the cleanup; otherwise code 0 with a result per field in `message`.
-    func identify(_ p: MAIdentify, by signer: Principal? = nil) throws -> MAIdentified {
+    func identify(_ p: MAIdentify, by signer: Principal?, in db: Database) throws -> MAIdentified {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let deviceID = try p.deviceID.map { try Validate.required($0, "device_id", maxBytes: 128) }
@@ -93,15 +87,13 @@ public final class AnalyticsHandler: RequestHandler {
         }
         let device = Self.device(signer)
         let now = clock()
-        return try store.write { db in
-            let current = try live(db, euid, appKey, by: signer)
-            let resolution = try resolver.resolve(db, appKey: appKey, current: current, identifiers: cleaned.valid, now: now,
-                                                  device: device)
-            if let device { try bindings.bind(db, registrationID: device, euid: resolution.euid) }
-            if let deviceID { try follow(db, appKey: appKey, deviceID: deviceID, euid: resolution.euid, device: device) }
-            let results = resolution.results.merging(cleaned.rejected) { kept, _ in kept }
-            return MAIdentified(euid: resolution.euid, results: Self.byName(results))
-        }
+        let current = try live(db, euid, appKey, by: signer)
+        let resolution = try resolver.resolve(db, appKey: appKey, current: current, identifiers: cleaned.valid, now: now,
+                                              device: device)
+        if let device { try bindings.bind(db, registrationID: device, euid: resolution.euid) }
+        if let deviceID { try follow(db, appKey: appKey, deviceID: deviceID, euid: resolution.euid, device: device) }
+        let results = resolution.results.merging(cleaned.rejected) { kept, _ in kept }
+        return MAIdentified(euid: resolution.euid, results: Self.byName(results))
     }
 
     /// Points the install at `euid`, and binds `euid` to the device that signed. An install whose
@@ -120,31 +112,27 @@ public final class AnalyticsHandler: RequestHandler {
 
     // MARK: profile
 
-    func setContacts(_ p: MAContact, given: ContactUpdate.Keys, by signer: Principal? = nil) throws -> Empty {
+    func setContacts(_ p: MAContact, given: ContactUpdate.Keys, by signer: Principal?, in db: Database) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let update = try ContactUpdate(p.contacts, given: given.contacts.map { Array($0.keys) } ?? [])
-        try store.write { db in
-            let live = try live(db, euid, appKey, by: signer)
-            for change in update.changes {
-                try profiles.setContact(db, euid: live, kind: change.kind, value: change.value)
-            }
+        let live = try live(db, euid, appKey, by: signer)
+        for change in update.changes {
+            try profiles.setContact(db, euid: live, kind: change.kind, value: change.value)
         }
         return Empty()
     }
 
-    func changeProperty(_ p: MAProperty, by signer: Principal? = nil) throws -> Empty {
+    func changeProperty(_ p: MAProperty, by signer: Principal?, in db: Database) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let operation = try PropertyOperation(p)
-        try store.write { db in
-            try PropertyEditor(profiles: profiles).apply(operation, euid: try live(db, euid, appKey, by: signer), appKey: appKey, in: db)
-        }
+        try PropertyEditor(profiles: profiles).apply(operation, euid: try live(db, euid, appKey, by: signer), appKey: appKey, in: db)
         return Empty()
     }
 
     /// Values are trimmed; the list and every trimmed value must be non-empty; duplicates are dropped.
-    func setChannelValues(_ p: MAChannelValue, by signer: Principal? = nil) throws -> Empty {
+    func setChannelValues(_ p: MAChannelValue, by signer: Principal?, in db: Database) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         guard let channelID = p.channelID else { throw CommandError.empty("channel_id is missing") }
@@ -157,80 +145,72 @@ public final class AnalyticsHandler: RequestHandler {
         guard values.count <= 100, values.allSatisfy({ $0.utf8.count <= 1024 }) else {
             throw CommandError.invalid("at most 100 values of at most 1024 bytes each")
         }
-        try store.write { db in
-            try profiles.setChannel(db, euid: try live(db, euid, appKey, by: signer), channelID: channelID, values: values)
-        }
+        try profiles.setChannel(db, euid: try live(db, euid, appKey, by: signer), channelID: channelID, values: values)
         return Empty()
     }
 
-    func profile(_ p: MAUserRef, by signer: Principal? = nil) throws -> MAProfile {
+    func profile(_ p: MAUserRef, by signer: Principal?, in db: Database) throws -> MAProfile {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
-        return try store.read { db in
-            let live = try live(db, euid, appKey, by: signer)
-            let ids = try identities.identities(db, euid: live)
-            let contacts = try profiles.contacts(db, euid: live)
-            let channels = try profiles.channels(db, euid: live)
-            return MAProfile(
-                properties: try profiles.properties(db, euid: live),
-                identities: MAUserID(userID: ids[.userID].map(JSONValue.string), anonymousID: ids[.anonymousID].map(JSONValue.string),
-                                     email: ids[.email].map(JSONValue.string), phone: ids[.phone].map(JSONValue.string)),
-                contacts: MAUserContacts(email: contacts["email"], mobilePhone: contacts["mobile_phone"],
-                                         landlinePhone: contacts["landline_phone"], whatsappPhone: contacts["whatsapp_phone"]),
-                euid: live,
-                channels: channels.isEmpty ? nil : channels)
-        }
+        let live = try live(db, euid, appKey, by: signer)
+        let ids = try identities.identities(db, euid: live)
+        let contacts = try profiles.contacts(db, euid: live)
+        let channels = try profiles.channels(db, euid: live)
+        return MAProfile(
+            properties: try profiles.properties(db, euid: live),
+            identities: MAUserID(userID: ids[.userID].map(JSONValue.string), anonymousID: ids[.anonymousID].map(JSONValue.string),
+                                 email: ids[.email].map(JSONValue.string), phone: ids[.phone].map(JSONValue.string)),
+            contacts: MAUserContacts(email: contacts["email"], mobilePhone: contacts["mobile_phone"],
+                                     landlinePhone: contacts["landline_phone"], whatsappPhone: contacts["whatsapp_phone"]),
+            euid: live,
+            channels: channels.isEmpty ? nil : channels)
     }
 
     /// `ma.erase`, the app's call for a user's right to erasure: everything kept about the user
     /// (`UserErasure`), in the request's transaction; -2 for an EUID the app does not have (erased
     /// already). A device may not erase (1008), not even its own user.
-    func erase(_ p: MAUserRef, by signer: Principal? = nil) throws -> MAErased {
+    func erase(_ p: MAUserRef, by signer: Principal?, in db: Database) throws -> MAErased {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         if Self.device(signer) != nil { throw CommandError(.appKeyInvalid, "only the app may erase a user") }
-        return try store.write { db in try UserErasure().erase(db, euid: try live(db, euid, appKey, by: signer)) }
+        return try UserErasure().erase(db, euid: try live(db, euid, appKey, by: signer))
     }
 
     // MARK: events
 
     /// Stores the good events of a batch (each with the batch's UTM properties), counts them by hour and
     /// folds them into the user's sessions; bad events are listed in `rejected`.
-    func record(_ p: MAEvents, by signer: Principal? = nil) throws -> MAEventsAccepted {
+    func record(_ p: MAEvents, by signer: Principal?, in db: Database) throws -> MAEventsAccepted {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let batch = try EventBatch(p, now: clock())
-        try store.write { db in
-            let live = try live(db, euid, appKey, by: signer)
-            for event in batch.events {
-                try events.insert(db, euid: live, name: event.name, time: event.time, properties: event.properties, utm: batch.utm)
-            }
-            var hourly: [String: [Int: Int]] = [:]
-            for event in batch.events { hourly[event.name, default: [:]][Self.hour(event.time), default: 0] += 1 }
-            for (name, hours) in hourly {
-                for (hour, count) in hours { try events.count(db, appKey: appKey, name: name, hour: hour, by: count) }
-            }
-            try SessionTracker(events: events).record(db, times: batch.events.map(\.time), euid: live, appKey: appKey,
-                                                      timeout: settings.sessionTimeout(for: appKey))
+        let live = try live(db, euid, appKey, by: signer)
+        for event in batch.events {
+            try events.insert(db, euid: live, name: event.name, time: event.time, properties: event.properties, utm: batch.utm)
         }
+        var hourly: [String: [Int: Int]] = [:]
+        for event in batch.events { hourly[event.name, default: [:]][Self.hour(event.time), default: 0] += 1 }
+        for (name, hours) in hourly {
+            for (hour, count) in hours { try events.count(db, appKey: appKey, name: name, hour: hour, by: count) }
+        }
+        try SessionTracker(events: events).record(db, times: batch.events.map(\.time), euid: live, appKey: appKey,
+                                                  timeout: settings.sessionTimeout(for: appKey))
         return MAEventsAccepted(accepted: batch.events.count, rejected: batch.rejected.isEmpty ? nil : batch.rejected)
     }
 
     /// Counts by UTC hour or day. `name` picks one event; without it, all the app's own events. Names
     /// starting with `$` are the service's counters: `$session` (sessions started), `$<kind>` of
     /// `stats.report`, `$<topic>` of the bus events followed.
-    func eventStats(_ p: StatsEvents) throws -> EventStats {
+    func eventStats(_ p: StatsEvents, in db: Database) throws -> EventStats {
         let appKey = try Validate.appKey(p.appKey)
         let window = try StatsWindow(p)
         if let name = p.name, name.isEmpty || name.utf8.count > EventBatch.maxNameBytes {
             throw CommandError.invalid("name must be 1..\(EventBatch.maxNameBytes) bytes")
         }
-        let hourly = try store.read { db in
-            switch p.name {
-            case nil: try events.hourlyCustom(db, appKey: appKey, fromHour: window.fromHour, toHour: window.toHour)
-            case Self.sessionCounter?: try events.hourlySessions(db, appKey: appKey, fromHour: window.fromHour, toHour: window.toHour)
-            case let name?: try events.hourly(db, appKey: appKey, name: name, fromHour: window.fromHour, toHour: window.toHour)
-            }
+        let hourly = switch p.name {
+        case nil: try events.hourlyCustom(db, appKey: appKey, fromHour: window.fromHour, toHour: window.toHour)
+        case Self.sessionCounter?: try events.hourlySessions(db, appKey: appKey, fromHour: window.fromHour, toHour: window.toHour)
+        case let name?: try events.hourly(db, appKey: appKey, name: name, fromHour: window.fromHour, toHour: window.toHour)
         }
         return EventStats(buckets: window.buckets(hourly))
     }
@@ -240,7 +220,7 @@ public final class AnalyticsHandler: RequestHandler {
     // MARK: push statistics
 
     /// Message kinds need `msg_id` and count once per device and message; page kinds need `page`.
-    func report(_ p: StatsReport) throws -> Empty {
+    func report(_ p: StatsReport, in db: Database) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let registrationID = try Validate.registrationID(p.registrationID)
         guard let kind = p.kind else { throw CommandError.empty("kind is missing") }
@@ -252,33 +232,29 @@ public final class AnalyticsHandler: RequestHandler {
         let isPage = kind == .pageEnter || kind == .pageLeave
         let subject = try isPage ? Validate.required(p.page, "page", maxBytes: 256)
                                  : Validate.required(p.msgID, "msg_id", maxBytes: 128)
-        try store.write { db in
-            guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
-            guard try !reports.isForgotten(db, registrationID: registrationID) else {
-                throw CommandError.invalid("registration_id was deleted")
-            }
-            if isPage {
-                try reports.insertPageReport(db, appKey: appKey, registrationID: registrationID, kind: kind, page: subject, time: time)
-            } else {
-                guard try reports.insertMessageReport(db, appKey: appKey, registrationID: registrationID, kind: kind,
-                                                      msgID: subject, time: time) else { return }
-                try reports.countMessage(db, appKey: appKey, msgID: subject, kind: kind)
-            }
-            try events.count(db, appKey: appKey, name: "$" + kind.rawValue, hour: Self.hour(time), by: 1)
+        guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
+        guard try !reports.isForgotten(db, registrationID: registrationID) else {
+            throw CommandError.invalid("registration_id was deleted")
         }
+        if isPage {
+            try reports.insertPageReport(db, appKey: appKey, registrationID: registrationID, kind: kind, page: subject, time: time)
+        } else {
+            guard try reports.insertMessageReport(db, appKey: appKey, registrationID: registrationID, kind: kind,
+                                                  msgID: subject, time: time) else { return Empty() }
+            try reports.countMessage(db, appKey: appKey, msgID: subject, kind: kind)
+        }
+        try events.count(db, appKey: appKey, name: "$" + kind.rawValue, hour: Self.hour(time), by: 1)
         return Empty()
     }
 
-    func messageStats(_ p: StatsMessage) throws -> MessageStats {
+    func messageStats(_ p: StatsMessage, in db: Database) throws -> MessageStats {
         let appKey = try Validate.appKey(p.appKey)
         guard let ids = p.msgIDs, !ids.isEmpty else { throw CommandError.empty("msg_ids is missing or empty") }
         guard ids.count <= 1000 else { throw CommandError.invalid("at most 1000 msg_ids in one call") }
         for id in ids { _ = try Validate.required(id, "msg_id", maxBytes: 128) }
-        return try store.read { db in
-            var messages: [String: MessageCounts] = [:]
-            for id in ids { messages[id] = try reports.messageCounts(db, appKey: appKey, msgID: id) }
-            return MessageStats(messages: messages)
-        }
+        var messages: [String: MessageCounts] = [:]
+        for id in ids { messages[id] = try reports.messageCounts(db, appKey: appKey, msgID: id) }
+        return MessageStats(messages: messages)
     }
 
     // MARK: bus events
@@ -289,16 +265,14 @@ public final class AnalyticsHandler: RequestHandler {
 
     /// Counts the event as `$<topic>` in its app's hour; a deleted device's push reports and its
     /// bindings to EUIDs are forgotten (the users' MA data stays: `ma.erase` removes it).
-    public func apply(_ event: BusEvent) throws {
+    public func apply(_ event: BusEvent, in db: Database) throws {
         guard let topic = Topic(rawValue: event.topic) else { return }
         let fact = try JSONTreeDecoder().decode(Fact.self, from: event.data)
         let time = Timestamp.parse(fact.time) ?? clock()
-        try store.write { db in
-            try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)
-            if topic == .deviceDeleted, let registrationID = fact.registrationID {
-                try reports.forget(db, appKey: fact.appKey, registrationID: registrationID, now: clock())
-                try bindings.forget(db, registrationID: registrationID)
-            }
+        try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)
+        if topic == .deviceDeleted, let registrationID = fact.registrationID {
+            try reports.forget(db, appKey: fact.appKey, registrationID: registrationID, now: clock())
+            try bindings.forget(db, registrationID: registrationID)
         }
     }
 

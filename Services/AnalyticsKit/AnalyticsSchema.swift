@@ -5,7 +5,6 @@ import SQLite
 /// Append-only: add a migration, never edit one.
 enum AnalyticsSchema {
     static let migrations: [Migration] = [
-        Outbox.migration,
         Migration("analytics-1", """
             CREATE TABLE euids (
                 euid TEXT PRIMARY KEY,
@@ -111,7 +110,6 @@ enum AnalyticsSchema {
                 forgotten_at REAL NOT NULL
             ) WITHOUT ROWID;
             """),
-        Outbox.catchUpMigration,
         // The EUIDs each device may act on (`DeviceBindings`): those its own signed ma.start and
         // ma.identify gave it, the latest bound being the one its ma.start answers.
         Migration("analytics-2", """
@@ -123,5 +121,5 @@ enum AnalyticsSchema {
             ) WITHOUT ROWID;
             CREATE INDEX device_euids_by_euid ON device_euids (euid);
             """),
-    ] + WorkerTables.migrations
+    ]
 }

@@ -5,11 +5,11 @@ import SQLite
 
 /// The `badge` service: the badge value the server keeps for each device, set by the device
 /// (`setBadge:`) and raised or lowered by pushes (`badge.apply`, idempotent per `msg_id`).
-/// Learns devices from `device.registered` and forgets them on `device.deleted`. Owns its store;
-/// the worker loop group-commits its calls.
+/// Learns devices from `device.registered` and forgets them on `device.deleted`. Works on its
+/// storage inside the worker's transactions.
 public final class BadgeHandler: RequestHandler {
-    public let store: Store
-    public let outbox: Outbox
+    public let service = Service.badge
+    public let storage: ServiceStorage
     /// How long a push's `msg_id` is remembered after its last `badge.apply`, in seconds.
     public let retention: Double
     /// Most registration IDs one `badge.apply` may name.
@@ -27,23 +27,19 @@ public final class BadgeHandler: RequestHandler {
     /// `clock` gives Unix seconds, and tests move it.
     public init(path: String, retention: Double = 86_400, publisher: String = "badge",
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
-        store = try Store(path: path, migrations: BadgeSchema.migrations)
-        outbox = try Outbox(store: store, publisher: publisher)
+        storage = try ServiceStorage(path: path, migrations: BadgeSchema.migrations, publisher: publisher)
         self.retention = retention
         self.clock = clock
         nextPrune = clock()
     }
 
-    public func handle(_ request: Request) throws -> any Encodable {
-        guard let command = Command(rawValue: request.command), command.service == .badge else {
-            throw CommandError.invalid("unknown command \(request.command.prefix(64)) for badge")
-        }
+    public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         switch command {
-        case .badgeSet: return try set(request.decode(BadgeSet.self))
-        case .badgeReset: return try reset(request.decode(DeviceRef.self))
-        case .badgeGet: return try get(request.decode(DeviceRef.self))
-        case .badgeApply: return try applyPush(request.decode(BadgeApply.self))
-        default: throw CommandError.invalid("unknown command \(command.name) for badge")
+        case .badgeSet: try set(request.decode(BadgeSet.self), in: db)
+        case .badgeReset: try reset(request.decode(DeviceRef.self), in: db)
+        case .badgeGet: try get(request.decode(DeviceRef.self), in: db)
+        case .badgeApply: try applyPush(request.decode(BadgeApply.self), in: db)
+        default: throw CommandError.invalid("\(command.name) is not a badge command")
         }
     }
 
@@ -51,81 +47,69 @@ public final class BadgeHandler: RequestHandler {
 
     /// `setBadge:`: 0...99999, anything else is refused and nothing is stored. A device not heard of
     /// yet is accepted and becomes known (the SDK sets its badge right after registering).
-    func set(_ p: BadgeSet) throws -> BadgeValue {
+    func set(_ p: BadgeSet, in db: Database) throws -> BadgeValue {
         let (appKey, registrationID) = try validate(p.appKey, p.registrationID)
         guard let value = p.value else { throw CommandError.empty("value is missing") }
         guard BadgeChange.range.contains(value) else {
             throw CommandError.invalid("value must be in 0...99999, got \(value)")
         }
-        return try keep(value, appKey: appKey, registrationID: registrationID)
+        return try keep(value, appKey: appKey, registrationID: registrationID, in: db)
     }
 
     /// `resetBadge`: the same as setting 0.
-    func reset(_ p: DeviceRef) throws -> BadgeValue {
+    func reset(_ p: DeviceRef, in db: Database) throws -> BadgeValue {
         let (appKey, registrationID) = try validate(p.appKey, p.registrationID)
-        return try keep(0, appKey: appKey, registrationID: registrationID)
+        return try keep(0, appKey: appKey, registrationID: registrationID, in: db)
     }
 
     /// A device never set reads 0; a deleted one is unknown (6017).
-    func get(_ p: DeviceRef) throws -> BadgeValue {
+    func get(_ p: DeviceRef, in db: Database) throws -> BadgeValue {
         let (appKey, registrationID) = try validate(p.appKey, p.registrationID)
-        return try store.read { db in
-            guard let device = try known(db, appKey: appKey, registrationID: registrationID) else {
-                return BadgeValue(value: 0)
-            }
-            return BadgeValue(value: device.badge)
-        }
+        return BadgeValue(value: try known(db, appKey: appKey, registrationID: registrationID)?.badge ?? 0)
     }
 
     /// One push's badge for up to 1000 devices of an app, each changed once per `msg_id`, however
     /// often the push is retried. IDs this service does not know for the app come back in `unknown`.
-    func applyPush(_ p: BadgeApply) throws -> BadgeValues {
+    func applyPush(_ p: BadgeApply, in db: Database) throws -> BadgeValues {
         let appKey = try Validate.appKey(p.appKey)
         let registrationIDs = try uniqueRegistrationIDs(p.registrationIDs)
         let change = try BadgeChange(p.badge)
         let msgID = try Validate.required(p.msgID, "msg_id", maxBytes: 128)
-        let now = clock()
-        return try store.write { db in
-            let message = try self.message(db, appKey: appKey, msgID: msgID, change: change, now: now)
-            var values: [String: Int] = [:]
-            var unknown: [String] = []
-            for registrationID in registrationIDs {
-                guard let device = try badges.device(db, registrationID: registrationID, message: message),
-                      device.appKey == appKey else {
-                    unknown.append(registrationID)
-                    continue
-                }
-                if let earlier = device.applied {
-                    values[registrationID] = earlier
-                    continue
-                }
-                let value = change.applied(to: device.badge)
-                try save(db, device, value, appKey: appKey, registrationID: registrationID)
-                try badges.recordApplied(db, message: message, registrationID: registrationID, value: value)
-                values[registrationID] = value
+        let message = try self.message(db, appKey: appKey, msgID: msgID, change: change, now: clock())
+        var values: [String: Int] = [:]
+        var unknown: [String] = []
+        for registrationID in registrationIDs {
+            guard let device = try badges.device(db, registrationID: registrationID, message: message),
+                  device.appKey == appKey else {
+                unknown.append(registrationID)
+                continue
             }
-            return BadgeValues(values: values, unknown: unknown)
+            if let earlier = device.applied {
+                values[registrationID] = earlier
+                continue
+            }
+            let value = change.applied(to: device.badge)
+            try save(db, device, value, appKey: appKey, registrationID: registrationID)
+            try badges.recordApplied(db, message: message, registrationID: registrationID, value: value)
+            values[registrationID] = value
         }
+        return BadgeValues(values: values, unknown: unknown)
     }
 
     // MARK: events
 
     public var subscriptions: [Topic] { [.deviceRegistered, .deviceDeleted] }
 
-    public func apply(_ event: BusEvent) throws {
+    public func apply(_ event: BusEvent, in db: Database) throws {
         switch Topic(rawValue: event.topic) {
         case .deviceRegistered:
             let registered = try event.decode(DeviceRegisteredEvent.self).body
-            try store.write { db in
-                guard try !Tombstones.contains(db, registrationID: registered.registrationID) else { return }
-                try badges.learn(db, registrationID: registered.registrationID, appKey: registered.appKey)
-            }
+            guard try !Tombstones.contains(db, registrationID: registered.registrationID) else { return }
+            try badges.learn(db, registrationID: registered.registrationID, appKey: registered.appKey)
         case .deviceDeleted:
             let deleted = try event.decode(DeviceDeletedEvent.self).body
-            try store.write { db in
-                let appKey = try badges.device(db, registrationID: deleted.registrationID)?.appKey ?? deleted.appKey
-                try badges.forget(db, registrationID: deleted.registrationID, appKey: appKey, now: clock())
-            }
+            let appKey = try badges.device(db, registrationID: deleted.registrationID)?.appKey ?? deleted.appKey
+            try badges.forget(db, registrationID: deleted.registrationID, appKey: appKey, now: clock())
         default:
             break
         }
@@ -136,11 +120,9 @@ public final class BadgeHandler: RequestHandler {
     public func nextTick() -> Date? { Date(timeIntervalSince1970: nextPrune) }
 
     /// Forgets pushes and deleted-device marks older than the retention window, a chunk at a time.
-    public func tick(now: Date) throws {
+    public func tick(now: Date, in db: Database) throws {
         let seconds = now.timeIntervalSince1970
-        let removed = try store.write { db in
-            try badges.prune(db, before: seconds - retention, limit: Self.pruneChunk)
-        }
+        let removed = try badges.prune(db, before: seconds - retention, limit: Self.pruneChunk)
         nextPrune = removed >= Self.pruneChunk ? seconds : seconds + Self.pruneInterval
     }
 
@@ -168,16 +150,14 @@ public final class BadgeHandler: RequestHandler {
     }
 
     /// Sets a device's badge from the device itself; a device not known yet is learned with it.
-    private func keep(_ value: Int, appKey: String, registrationID: String) throws -> BadgeValue {
-        try store.write { db in
-            if let device = try known(db, appKey: appKey, registrationID: registrationID) {
-                try save(db, device, value, appKey: appKey, registrationID: registrationID)
-            } else {
-                try badges.learn(db, registrationID: registrationID, appKey: appKey, badge: value)
-                if value != 0 { try publish(db, appKey: appKey, registrationID: registrationID, value: value) }
-            }
-            return BadgeValue(value: value)
+    private func keep(_ value: Int, appKey: String, registrationID: String, in db: Database) throws -> BadgeValue {
+        if let device = try known(db, appKey: appKey, registrationID: registrationID) {
+            try save(db, device, value, appKey: appKey, registrationID: registrationID)
+        } else {
+            try badges.learn(db, registrationID: registrationID, appKey: appKey, badge: value)
+            if value != 0 { try publish(db, appKey: appKey, registrationID: registrationID, value: value) }
         }
+        return BadgeValue(value: value)
     }
 
     /// Stores `value` for a known device and announces it, when it differs from what is stored.
@@ -189,7 +169,7 @@ public final class BadgeHandler: RequestHandler {
     }
 
     private func publish(_ db: Database, appKey: String, registrationID: String, value: Int) throws {
-        try outbox.append(BadgeChangedEvent(appKey: appKey, registrationID: registrationID, value: value), in: db)
+        try storage.outbox.append(BadgeChangedEvent(appKey: appKey, registrationID: registrationID, value: value), in: db)
     }
 
     /// The push's row, created on first use; a `msg_id` already used with another badge is refused.

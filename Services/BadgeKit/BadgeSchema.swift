@@ -4,7 +4,6 @@ import SQLite
 /// The badge service's tables. Append-only: add a migration, never edit one.
 enum BadgeSchema {
     static let migrations: [Migration] = [
-        Outbox.migration,
         Migration("badge-1", """
             -- Devices this service knows, learned from device.registered (or from a device setting its
             -- own badge first), with the badge the server keeps for each.
@@ -39,6 +38,5 @@ enum BadgeSchema {
             ) WITHOUT ROWID;
             CREATE INDEX forgotten_age ON forgotten (forgotten_at);
             """),
-        Outbox.catchUpMigration,
-    ] + WorkerTables.migrations
+    ]
 }

@@ -4,7 +4,6 @@ import SQLite
 /// The registration service's tables. Append-only: add a migration, never edit one.
 enum RegistrationSchema {
     static let migrations: [Migration] = [
-        Outbox.migration,
         Migration("registration-1", """
             CREATE TABLE apps (
                 app_key TEXT PRIMARY KEY,
@@ -41,6 +40,5 @@ enum RegistrationSchema {
                 PRIMARY KEY (registration_id, live_activity_id)
             );
             """),
-        Outbox.catchUpMigration,
-    ] + WorkerTables.migrations
+    ]
 }

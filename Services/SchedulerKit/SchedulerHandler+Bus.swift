@@ -8,13 +8,11 @@ import SQLite
 extension SchedulerHandler {
     public var subscriptions: [Topic] { [.deviceDeleted, .deviceUpdated] }
 
-    public func apply(_ event: BusEvent) throws {
+    public func apply(_ event: BusEvent, in db: Database) throws {
         switch event.topic {
         case Topic.deviceDeleted.rawValue:
             let deleted = try event.decode(DeviceDeletedEvent.self).body
-            try store.write { db in
-                timer.noteStale(try requests.forget(db, registrationID: deleted.registrationID))
-            }
+            timer.noteStale(try requests.forget(db, registrationID: deleted.registrationID))
         case Topic.deviceUpdated.rawValue:
             let updated = try event.decode(DeviceUpdatedEvent.self).body
             guard let zone = updated.timezone else { return }
@@ -22,7 +20,7 @@ extension SchedulerHandler {
                 logger.warning("device time zone unknown here, ignored", ["zone": zone])
                 return
             }
-            try store.write { db in try follow(db, zone: zone, of: updated) }
+            try follow(db, zone: zone, of: updated)
         default:
             break
         }

@@ -3,8 +3,8 @@ import Runtime
 import Schema
 import SQLite
 
-/// Firing: the worker loop asks `nextTick()` when the earliest request is due and calls `tick(now:)`
-/// then, inside a write transaction whose commit comes before the events are published.
+/// Firing: the worker loop asks `nextTick()` when the earliest request is due and calls
+/// `tick(now:in:)` then, inside a write transaction whose commit comes before the events are published.
 extension SchedulerHandler {
     /// Most requests fired in one tick (one transaction), so requests are served between ticks of a burst.
     static let firesPerTick = 500
@@ -14,20 +14,18 @@ extension SchedulerHandler {
         return timer.nextDue.map { Date(timeIntervalSince1970: $0) }
     }
 
-    public func tick(now date: Date) throws {
+    public func tick(now date: Date, in db: Database) throws {
         let now = date.timeIntervalSince1970
-        try store.write { db in
-            try timer.prepareTick(db, requests)
-            var fired = 0
-            while fired < Self.firesPerTick, let entry = timer.popDue(at: now) {
-                guard let row = try requests.pending(db, id: entry.id), row.nextFireAt == entry.due else {
-                    timer.popped(entry, live: false)
-                    continue
-                }
-                timer.popped(entry, live: true)
-                try fire(db, row, due: entry.due, now: now)
-                fired += 1
+        try timer.prepareTick(db, requests)
+        var fired = 0
+        while fired < Self.firesPerTick, let entry = timer.popDue(at: now) {
+            guard let row = try requests.pending(db, id: entry.id), row.nextFireAt == entry.due else {
+                timer.popped(entry, live: false)
+                continue
             }
+            timer.popped(entry, live: true)
+            try fire(db, row, due: entry.due, now: now)
+            fired += 1
         }
     }
 

@@ -5,11 +5,11 @@ import Schema
 import SQLite
 
 /// The `scheduler` service: each device's local notifications (pending and delivered), fired on
-/// time by the worker loop's ticks, region triggers fired by `location.report`. Owns its store;
-/// the worker loop group-commits its calls. Follows `device.deleted` and `device.updated` on the bus.
+/// time by the worker loop's ticks, region triggers fired by `location.report`. Works on its storage
+/// inside the worker's transactions. Follows `device.deleted` and `device.updated` on the bus.
 public final class SchedulerHandler: RequestHandler {
-    public let store: Store
-    public let outbox: Outbox
+    public let service = Service.scheduler
+    public let storage: ServiceStorage
     let settings: SchedulerSettings
     let requests = LocalStore()
     var timer = FireTimer()
@@ -26,27 +26,23 @@ public final class SchedulerHandler: RequestHandler {
     public init(path: String, settings: SchedulerSettings = SchedulerSettings(), publisher: String = "scheduler",
                 logger: Logger = Logger(label: "scheduler"),
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
-        store = try Store(path: path, migrations: SchedulerSchema.migrations)
-        outbox = try Outbox(store: store, publisher: publisher)
+        storage = try ServiceStorage(path: path, migrations: SchedulerSchema.migrations, publisher: publisher)
         self.settings = settings
         self.logger = logger
         self.clock = clock
-        try store.read { db in try timer.load(db, requests) }
+        try storage.store.read { db in try timer.load(db, requests) }
     }
 
     /// How many timed requests the timer holds (stale entries included).
     public var queuedTimers: Int { timer.count }
 
-    public func handle(_ request: Request) throws -> any Encodable {
-        guard let command = Command(rawValue: request.command), command.service == .scheduler else {
-            throw CommandError.invalid("unknown command \(request.command.prefix(64)) for scheduler")
-        }
+    public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         switch command {
-        case .localAdd: return try add(request.decode(LocalAdd.self))
-        case .localRemove: return try remove(request.decode(LocalFilter.self))
-        case .localFind: return try find(request.decode(LocalFilter.self))
-        case .locationReport: return try report(request.decode(LocationReport.self))
-        default: throw CommandError.invalid("unknown command \(command.name) for scheduler")
+        case .localAdd: try add(request.decode(LocalAdd.self), in: db)
+        case .localRemove: try remove(request.decode(LocalFilter.self), in: db)
+        case .localFind: try find(request.decode(LocalFilter.self), in: db)
+        case .locationReport: try report(request.decode(LocationReport.self), in: db)
+        default: throw CommandError.invalid("\(command.name) is not a scheduler command")
         }
     }
 
@@ -54,107 +50,99 @@ public final class SchedulerHandler: RequestHandler {
 
     /// Adds a request, or replaces the one with the same identifier. A deleted device gets none
     /// (1008), whoever signed.
-    func add(_ p: LocalAdd) throws -> LocalAdded {
+    func add(_ p: LocalAdd, in db: Database) throws -> LocalAdded {
         let (appKey, registrationID) = try Self.device(p.appKey, p.registrationID)
         let identifier = try Validate.required(p.identifier, "identifier", maxBytes: Self.maxIdentifierBytes)
         let content = try Self.encodedContent(p.content)
         let now = clock()
-        return try store.write { db in
-            try checkOwner(db, appKey: appKey, registrationID: registrationID)
-            guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
-            let schedule = try Schedule(p.trigger, deviceZone: try requests.zone(db, registrationID: registrationID))
-            let next = try Self.firstFire(schedule, after: now)
-            let existing = try requests.pendingKey(db, registrationID: registrationID, identifier: identifier)
-            if existing == nil, try requests.pendingCount(db, registrationID: registrationID) >= settings.maxPending {
-                throw CommandError(.localPendingLimit,
-                                   "the device already has \(settings.maxPending) pending local notifications")
-            }
-            try requests.addDevice(db, registrationID: registrationID, appKey: appKey)
-            let id = try requests.savePending(db, replacing: existing?.id, registrationID: registrationID,
-                                              identifier: identifier, kind: schedule.kind.rawValue,
-                                              content: content, trigger: WireCodec.encode(p.trigger), nextFireAt: next,
-                                              now: now)
-            if existing?.nextFireAt != nil { timer.noteStale() }
-            if let next { timer.schedule(id: id, at: next) }
-            return LocalAdded(identifier: identifier, nextFireAt: next.map(WireTime.string))
+        try checkOwner(db, appKey: appKey, registrationID: registrationID)
+        guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
+        let schedule = try Schedule(p.trigger, deviceZone: try requests.zone(db, registrationID: registrationID))
+        let next = try Self.firstFire(schedule, after: now)
+        let existing = try requests.pendingKey(db, registrationID: registrationID, identifier: identifier)
+        if existing == nil, try requests.pendingCount(db, registrationID: registrationID) >= settings.maxPending {
+            throw CommandError(.localPendingLimit,
+                               "the device already has \(settings.maxPending) pending local notifications")
         }
+        try requests.addDevice(db, registrationID: registrationID, appKey: appKey)
+        let id = try requests.savePending(db, replacing: existing?.id, registrationID: registrationID,
+                                          identifier: identifier, kind: schedule.kind.rawValue,
+                                          content: content, trigger: WireCodec.encode(p.trigger), nextFireAt: next,
+                                          now: now)
+        if existing?.nextFireAt != nil { timer.noteStale() }
+        if let next { timer.schedule(id: id, at: next) }
+        return LocalAdded(identifier: identifier, nextFireAt: next.map(WireTime.string))
     }
 
     /// Removes pending requests, delivered notifications, or both (`delivered` absent), by identifier or all.
-    func remove(_ p: LocalFilter) throws -> LocalRemoved {
+    func remove(_ p: LocalFilter, in db: Database) throws -> LocalRemoved {
         let (appKey, registrationID) = try Self.device(p.appKey, p.registrationID)
         let wanted = try IdentifierFilter(p.identifiers)
-        return try store.write { db in
-            try checkOwner(db, appKey: appKey, registrationID: registrationID)
-            var removed: [String] = []
-            if p.delivered != true {
-                for row in try requests.pending(db, registrationID: registrationID) where wanted.admits(row.identifier) {
-                    try requests.deletePending(db, id: row.id)
-                    if row.nextFireAt != nil { timer.noteStale() }
-                    removed.append(row.identifier)
-                }
+        try checkOwner(db, appKey: appKey, registrationID: registrationID)
+        var removed: [String] = []
+        if p.delivered != true {
+            for row in try requests.pending(db, registrationID: registrationID) where wanted.admits(row.identifier) {
+                try requests.deletePending(db, id: row.id)
+                if row.nextFireAt != nil { timer.noteStale() }
+                removed.append(row.identifier)
             }
-            if p.delivered != false {
-                for row in try requests.delivered(db, registrationID: registrationID) where wanted.admits(row.identifier) {
-                    try requests.deleteDelivered(db, registrationID: registrationID, identifier: row.identifier)
-                    if !removed.contains(row.identifier) { removed.append(row.identifier) }
-                }
-            }
-            return LocalRemoved(removed: removed)
         }
+        if p.delivered != false {
+            for row in try requests.delivered(db, registrationID: registrationID) where wanted.admits(row.identifier) {
+                try requests.deleteDelivered(db, registrationID: registrationID, identifier: row.identifier)
+                if !removed.contains(row.identifier) { removed.append(row.identifier) }
+            }
+        }
+        return LocalRemoved(removed: removed)
     }
 
     /// Lists pending requests (`requests`), delivered notifications (`notifications`), or both
     /// when `delivered` is absent.
-    func find(_ p: LocalFilter) throws -> LocalFound {
+    func find(_ p: LocalFilter, in db: Database) throws -> LocalFound {
         let (appKey, registrationID) = try Self.device(p.appKey, p.registrationID)
         let wanted = try IdentifierFilter(p.identifiers)
-        return try store.read { db in
-            try checkOwner(db, appKey: appKey, registrationID: registrationID)
-            var found = LocalFound()
-            if p.delivered != true {
-                found.requests = try requests.pending(db, registrationID: registrationID)
-                    .filter { wanted.admits($0.identifier) }
-                    .map { LocalRequest(identifier: $0.identifier, content: try Self.decode($0.content),
-                                        trigger: try Self.decode($0.trigger), nextFireAt: $0.nextFireAt.map(WireTime.string)) }
-            }
-            if p.delivered != false {
-                found.notifications = try requests.delivered(db, registrationID: registrationID)
-                    .filter { wanted.admits($0.identifier) }
-                    .map { LocalNotification(identifier: $0.identifier, content: try Self.decode($0.content),
-                                             trigger: try Self.decode($0.trigger), firedAt: $0.firedAt.map(WireTime.string),
-                                             dueAt: WireTime.string($0.dueAt), missed: $0.firedAt == nil ? true : nil) }
-            }
-            return found
+        try checkOwner(db, appKey: appKey, registrationID: registrationID)
+        var found = LocalFound()
+        if p.delivered != true {
+            found.requests = try requests.pending(db, registrationID: registrationID)
+                .filter { wanted.admits($0.identifier) }
+                .map { LocalRequest(identifier: $0.identifier, content: try Self.decode($0.content),
+                                    trigger: try Self.decode($0.trigger), nextFireAt: $0.nextFireAt.map(WireTime.string)) }
         }
+        if p.delivered != false {
+            found.notifications = try requests.delivered(db, registrationID: registrationID)
+                .filter { wanted.admits($0.identifier) }
+                .map { LocalNotification(identifier: $0.identifier, content: try Self.decode($0.content),
+                                         trigger: try Self.decode($0.trigger), firedAt: $0.firedAt.map(WireTime.string),
+                                         dueAt: WireTime.string($0.dueAt), missed: $0.firedAt == nil ? true : nil) }
+        }
+        return found
     }
 
     /// Fires the device's region triggers whose edge this position crosses.
-    func report(_ p: LocationReport) throws -> LocationReported {
+    func report(_ p: LocationReport, in db: Database) throws -> LocationReported {
         let (appKey, registrationID) = try Self.device(p.appKey, p.registrationID)
         guard let latitude = p.latitude, let longitude = p.longitude else {
             throw CommandError.empty("latitude and longitude are required")
         }
         try RegionRule.checkPosition(latitude: latitude, longitude: longitude)
         let now = clock()
-        return try store.write { db in
-            try checkOwner(db, appKey: appKey, registrationID: registrationID)
-            var fired: [String] = []
-            for row in try requests.pending(db, registrationID: registrationID) where row.nextFireAt == nil {
-                guard case .region(let region, let repeats) = try schedule(of: row) else { continue }
-                let inside = region.contains(latitude: latitude, longitude: longitude)
-                if region.fires(wasInside: row.inside, isInside: inside) {
-                    try deliver(db, row, due: now, now: now, next: nil)
-                    fired.append(row.identifier)
-                    if !repeats {
-                        try requests.deletePending(db, id: row.id)
-                        continue
-                    }
+        try checkOwner(db, appKey: appKey, registrationID: registrationID)
+        var fired: [String] = []
+        for row in try requests.pending(db, registrationID: registrationID) where row.nextFireAt == nil {
+            guard case .region(let region, let repeats) = try schedule(of: row) else { continue }
+            let inside = region.contains(latitude: latitude, longitude: longitude)
+            if region.fires(wasInside: row.inside, isInside: inside) {
+                try deliver(db, row, due: now, now: now, next: nil)
+                fired.append(row.identifier)
+                if !repeats {
+                    try requests.deletePending(db, id: row.id)
+                    continue
                 }
-                if row.inside != inside { try requests.setInside(db, id: row.id, inside: inside) }
             }
-            return LocationReported(fired: fired)
+            if row.inside != inside { try requests.setInside(db, id: row.id, inside: inside) }
         }
+        return LocationReported(fired: fired)
     }
 
     // MARK: shared steps
@@ -164,7 +152,7 @@ public final class SchedulerHandler: RequestHandler {
         let event = LocalFiredEvent(appKey: row.appKey, registrationID: row.registrationID, identifier: row.identifier,
                                     content: try Self.decode(row.content), firedAt: WireTime.string(now),
                                     nextFireAt: next.map(WireTime.string))
-        try outbox.append(event, in: db)
+        try storage.outbox.append(event, in: db)
         try requests.recordDelivered(db, row, firedAt: now, dueAt: due, keep: settings.deliveredHistory)
     }
 

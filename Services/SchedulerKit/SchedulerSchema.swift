@@ -7,7 +7,6 @@ import SQLite
 /// `devices` the app and time zone of each device seen.
 enum SchedulerSchema {
     static let migrations: [Migration] = [
-        Outbox.migration,
         Migration("scheduler-1", """
             CREATE TABLE devices (
                 registration_id TEXT PRIMARY KEY,
@@ -39,6 +38,5 @@ enum SchedulerSchema {
                 UNIQUE (registration_id, identifier)
             );
             """),
-        Outbox.catchUpMigration,
-    ] + WorkerTables.migrations
+    ]
 }

@@ -5,27 +5,24 @@ import SQLite
 extension TaggingHandler {
     /// One page of the devices matching the audience; `total` is counted on the first page and
     /// carried in the cursor.
-    func resolve(_ p: AudienceResolve) throws -> AudiencePage {
+    func resolve(_ p: AudienceResolve, in db: Database) throws -> AudiencePage {
         let audience = try Audience(p)
-        let now = clock()
-        return try store.read { db in
-            try tags.writeCounts(db)
-            guard let query = try AudienceQuery(audience, in: db, tagStore: tags, now: now) else {
-                return AudiencePage(registrationIDs: [], nextCursor: nil, total: 0)
-            }
-            let total = try audience.cursor?.total ?? query.count(db)
-            let page = try query.page(db, after: audience.cursor?.after ?? 0, limit: audience.limit)
-            let next = page.ids.count == audience.limit ? page.last.map { AudienceCursor(after: $0, total: total).text } : nil
-            return AudiencePage(registrationIDs: page.ids, nextCursor: next, total: total)
+        try tags.writeCounts(db)
+        guard let query = try AudienceQuery(audience, in: db, tagStore: tags, now: clock()) else {
+            return AudiencePage(registrationIDs: [], nextCursor: nil, total: 0)
         }
+        let total = try audience.cursor?.total ?? query.count(db)
+        let page = try query.page(db, after: audience.cursor?.after ?? 0, limit: audience.limit)
+        let next = page.ids.count == audience.limit ? page.last.map { AudienceCursor(after: $0, total: total).text } : nil
+        return AudiencePage(registrationIDs: page.ids, nextCursor: next, total: total)
     }
 
-    func listTags(_ p: AppRef) throws -> TagsReply {
+    func listTags(_ p: AppRef, in db: Database) throws -> TagsReply {
         let app = try Validate.appKey(p.appKey)
-        return TagsReply(tags: try store.read { db in try tags.list(db, appKey: app).map(\.name) })
+        return TagsReply(tags: try tags.list(db, appKey: app).map(\.name))
     }
 
-    func countTags(_ p: TagsCount) throws -> TagCounts {
+    func countTags(_ p: TagsCount, in db: Database) throws -> TagCounts {
         let app = try Validate.appKey(p.appKey)
         guard let given = p.tags, !given.isEmpty else { throw CommandError.empty("tags is missing or empty") }
         guard given.count <= TagRules.maxTagsPerCall else {
@@ -33,18 +30,16 @@ extension TaggingHandler {
         }
         var names: [String] = []
         for name in given { names.append(try TagRules.validateTag(name)) }
-        return try store.read { db in
-            var counts: [String: Int] = [:]
-            for name in names {
-                counts[name] = try tags.devices(db, appKey: app, name: name)
-            }
-            return TagCounts(counts: counts)
+        var counts: [String: Int] = [:]
+        for name in names {
+            counts[name] = try tags.devices(db, appKey: app, name: name)
         }
+        return TagCounts(counts: counts)
     }
 
-    func lookupAlias(_ p: AliasLookup) throws -> AliasDevices {
+    func lookupAlias(_ p: AliasLookup, in db: Database) throws -> AliasDevices {
         let app = try Validate.appKey(p.appKey)
         let alias = try TagRules.validateAlias(p.alias)
-        return AliasDevices(registrationIDs: try store.read { db in try devices.devices(db, appKey: app, alias: alias) })
+        return AliasDevices(registrationIDs: try devices.devices(db, appKey: app, alias: alias))
     }
 }

@@ -8,26 +8,23 @@ import SQLite
 extension TaggingHandler {
     static let maxSyncedChannels = 1000
 
-    func subscribe(_ p: ChannelSubscribe) throws -> Empty {
+    func subscribe(_ p: ChannelSubscribe, in db: Database) throws -> Empty {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let channel = try Validate.channel(p.channel)
         let now = clock()
         let expiry = try p.expiresAt.map { text throws(CommandError) in try Self.expiry(text) }
         if let expiry, expiry <= now { throw CommandError.invalid("expires_at is in the past") }
-        try store.write { db in
-            let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
-            try channels.subscribe(db, device: device.id, appKey: keys.app, channel: channel, expiresAt: expiry,
-                                   backgroundPush: p.backgroundPush ?? false)
-            try refreshExpiry(db)
-        }
+        let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+        try channels.subscribe(db, device: device.id, appKey: keys.app, channel: channel, expiresAt: expiry,
+                               backgroundPush: p.backgroundPush ?? false)
+        try refreshExpiry(db)
         return Empty()
     }
 
-    func unsubscribe(_ p: ChannelRef) throws -> Empty {
+    func unsubscribe(_ p: ChannelRef, in db: Database) throws -> Empty {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let channel = try Validate.channel(p.channel)
-        try store.write { db in
-            guard let device = try knownDevice(db, app: keys.app, id: keys.id) else { return }
+        if let device = try knownDevice(db, app: keys.app, id: keys.id) {
             try channels.unsubscribe(db, device: device.id, appKey: keys.app, channel: channel)
             try refreshExpiry(db)
         }
@@ -35,20 +32,16 @@ extension TaggingHandler {
     }
 
     /// Subscribed means an unexpired subscription; an expired one is purged on the spot.
-    func channelStatus(_ p: ChannelRef) throws -> ChannelStatus {
+    func channelStatus(_ p: ChannelRef, in db: Database) throws -> ChannelStatus {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let channel = try Validate.channel(p.channel)
-        let now = clock()
-        return ChannelStatus(subscribed: try store.write { db in
-            guard let device = try knownDevice(db, app: keys.app, id: keys.id) else { return false }
-            return try channels.isSubscribed(db, device: device.id, appKey: keys.app, channel: channel, now: now)
-        })
+        guard let device = try knownDevice(db, app: keys.app, id: keys.id) else { return ChannelStatus(subscribed: false) }
+        return ChannelStatus(subscribed: try channels.isSubscribed(db, device: device.id, appKey: keys.app, channel: channel, now: clock()))
     }
 
-    func resetChannels(_ p: DeviceRef) throws -> Empty {
+    func resetChannels(_ p: DeviceRef, in db: Database) throws -> Empty {
         let keys = try deviceKeys(p.appKey, p.registrationID)
-        try store.write { db in
-            guard let device = try knownDevice(db, app: keys.app, id: keys.id) else { return }
+        if let device = try knownDevice(db, app: keys.app, id: keys.id) {
             try channels.removeAll(db, device: device.id)
             try refreshExpiry(db)
         }
@@ -57,7 +50,7 @@ extension TaggingHandler {
 
     /// Replaces the server's subscriptions with the device's list; entries that expired while the
     /// device was offline are dropped. Answers what the server now holds.
-    func syncChannels(_ p: ChannelSync) throws -> ChannelSubscriptions {
+    func syncChannels(_ p: ChannelSync, in db: Database) throws -> ChannelSubscriptions {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         guard let list = p.subscriptions else { throw CommandError.empty("subscriptions is missing (send [] to clear)") }
         guard list.count <= Self.maxSyncedChannels else {
@@ -71,16 +64,14 @@ extension TaggingHandler {
             if let expiry, expiry <= now { continue }
             wanted[channel] = (expiry, entry.backgroundPush ?? false)
         }
-        return try store.write { db in
-            let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
-            try channels.removeAll(db, device: device.id)
-            for (channel, setting) in wanted {
-                try channels.subscribe(db, device: device.id, appKey: keys.app, channel: channel,
-                                       expiresAt: setting.expiry, backgroundPush: setting.background)
-            }
-            try refreshExpiry(db)
-            return ChannelSubscriptions(subscriptions: try channels.list(db, device: device.id, now: now))
+        let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+        try channels.removeAll(db, device: device.id)
+        for (channel, setting) in wanted {
+            try channels.subscribe(db, device: device.id, appKey: keys.app, channel: channel,
+                                   expiresAt: setting.expiry, backgroundPush: setting.background)
         }
+        try refreshExpiry(db)
+        return ChannelSubscriptions(subscriptions: try channels.list(db, device: device.id, now: now))
     }
 
     private func refreshExpiry(_ db: Database) throws {

@@ -5,10 +5,10 @@ import SQLite
 
 /// The `tagging` service: tags, aliases, channel subscriptions and audience queries.
 /// Rules and codes follow the MTPush "Tags and Aliases API" and reference/error-codes.md;
-/// channels follow TikPush. Owns its store; the worker loop group-commits its calls.
+/// channels follow TikPush. Works on its storage inside the worker's transactions.
 public final class TaggingHandler: RequestHandler {
-    public let store: Store
-    public let outbox: Outbox
+    public let service = Service.tagging
+    public let storage: ServiceStorage
     /// How many devices one alias may be bound to (JPush: 10).
     public let aliasMaxDevices: Int
     let devices = DeviceIndex()
@@ -23,38 +23,36 @@ public final class TaggingHandler: RequestHandler {
     /// Opens (creating and migrating) the database at `path`. `clock` gives Unix seconds; tests move it.
     public init(path: String, publisher: String = "tagging", aliasMaxDevices: Int = 10,
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
-        store = try Store(path: path, migrations: TaggingSchema.migrations)
-        outbox = try Outbox(store: store, publisher: publisher)
-        tags = TagStore(store: store)
+        storage = try ServiceStorage(path: path, migrations: TaggingSchema.migrations, publisher: publisher)
+        tags = TagStore(store: storage.store)
         self.aliasMaxDevices = aliasMaxDevices
         self.clock = clock
-        nextExpiry = try store.read { db in try channels.nextExpiry(db) }
+        nextExpiry = try storage.store.read { db in try channels.nextExpiry(db) }
     }
 
-    public func handle(_ request: Request) throws -> any Encodable {
-        guard let command = Command(rawValue: request.command), command.service == .tagging else {
-            throw CommandError.invalid("unknown command \(request.command.prefix(64)) for tagging")
-        }
+    var outbox: Outbox { storage.outbox }
+
+    public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         switch command {
-        case .tagsAdd: return try changeTags(request.decode(TagsChange.self), .add)
-        case .tagsSet: return try changeTags(request.decode(TagsChange.self), .set)
-        case .tagsDelete: return try changeTags(request.decode(TagsChange.self), .delete)
-        case .tagsClean: return try cleanTags(request.decode(DeviceRef.self))
-        case .tagsGet: return try getTags(request.decode(DeviceRef.self))
-        case .tagsValid: return try checkTag(request.decode(TagCheck.self))
-        case .aliasSet: return try setAlias(request.decode(AliasSet.self))
-        case .aliasDelete: return try deleteAlias(request.decode(DeviceRef.self))
-        case .aliasGet: return try getAlias(request.decode(DeviceRef.self))
-        case .channelSubscribe: return try subscribe(request.decode(ChannelSubscribe.self))
-        case .channelUnsubscribe: return try unsubscribe(request.decode(ChannelRef.self))
-        case .channelStatus: return try channelStatus(request.decode(ChannelRef.self))
-        case .channelReset: return try resetChannels(request.decode(DeviceRef.self))
-        case .channelSync: return try syncChannels(request.decode(ChannelSync.self))
-        case .audienceResolve: return try resolve(request.decode(AudienceResolve.self))
-        case .tagsList: return try listTags(request.decode(AppRef.self))
-        case .tagsCount: return try countTags(request.decode(TagsCount.self))
-        case .aliasLookup: return try lookupAlias(request.decode(AliasLookup.self))
-        default: throw CommandError.invalid("unknown command \(command.name) for tagging")
+        case .tagsAdd: try changeTags(request.decode(TagsChange.self), .add, in: db)
+        case .tagsSet: try changeTags(request.decode(TagsChange.self), .set, in: db)
+        case .tagsDelete: try changeTags(request.decode(TagsChange.self), .delete, in: db)
+        case .tagsClean: try cleanTags(request.decode(DeviceRef.self), in: db)
+        case .tagsGet: try getTags(request.decode(DeviceRef.self), in: db)
+        case .tagsValid: try checkTag(request.decode(TagCheck.self), in: db)
+        case .aliasSet: try setAlias(request.decode(AliasSet.self), in: db)
+        case .aliasDelete: try deleteAlias(request.decode(DeviceRef.self), in: db)
+        case .aliasGet: try getAlias(request.decode(DeviceRef.self), in: db)
+        case .channelSubscribe: try subscribe(request.decode(ChannelSubscribe.self), in: db)
+        case .channelUnsubscribe: try unsubscribe(request.decode(ChannelRef.self), in: db)
+        case .channelStatus: try channelStatus(request.decode(ChannelRef.self), in: db)
+        case .channelReset: try resetChannels(request.decode(DeviceRef.self), in: db)
+        case .channelSync: try syncChannels(request.decode(ChannelSync.self), in: db)
+        case .audienceResolve: try resolve(request.decode(AudienceResolve.self), in: db)
+        case .tagsList: try listTags(request.decode(AppRef.self), in: db)
+        case .tagsCount: try countTags(request.decode(TagsCount.self), in: db)
+        case .aliasLookup: try lookupAlias(request.decode(AliasLookup.self), in: db)
+        default: throw CommandError.invalid("\(command.name) is not a tagging command")
         }
     }
 
@@ -63,24 +61,20 @@ public final class TaggingHandler: RequestHandler {
     public var subscriptions: [Topic] { [.deviceDeleted] }
 
     /// A deleted device loses its tags, alias and subscriptions here too.
-    public func apply(_ event: BusEvent) throws {
+    public func apply(_ event: BusEvent, in db: Database) throws {
         let deleted = try event.decode(DeviceDeletedEvent.self).body
-        try store.write { db in
-            guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
-            _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
-            try channels.removeAll(db, device: device.id)
-            try devices.delete(db, device: device.id)
-        }
+        guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
+        _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
+        try channels.removeAll(db, device: device.id)
+        try devices.delete(db, device: device.id)
     }
 
     public func nextTick() -> Date? { nextExpiry.map { Date(timeIntervalSince1970: $0) } }
 
     /// Purges the subscriptions that expired.
-    public func tick(now: Date) throws {
-        try store.write { db in
-            try channels.purgeExpired(db, now: now.timeIntervalSince1970)
-            nextExpiry = try channels.nextExpiry(db)
-        }
+    public func tick(now: Date, in db: Database) throws {
+        try channels.purgeExpired(db, now: now.timeIntervalSince1970)
+        nextExpiry = try channels.nextExpiry(db)
     }
 
     // MARK: shared checks

@@ -7,7 +7,6 @@ import SQLite
 /// Append-only: add a migration, never edit one.
 enum TaggingSchema {
     static let migrations: [Migration] = [
-        Outbox.migration,
         Migration("tagging-1", """
             CREATE TABLE devices (
                 id INTEGER PRIMARY KEY,
@@ -48,7 +47,6 @@ enum TaggingSchema {
             CREATE INDEX subscriptions_by_device ON subscriptions (device, channel);
             CREATE INDEX subscriptions_by_expiry ON subscriptions (expires_at) WHERE expires_at IS NOT NULL;
             """),
-        Outbox.catchUpMigration,
         // A device's tags move into its own row: reading or changing them touches that row, not a
         // second index of device_tags (one B-tree write less for each tag bound or unbound).
         Migration("tagging-2", """
@@ -58,5 +56,5 @@ enum TaggingSchema {
             ), '');
             DROP INDEX device_tags_by_device;
             """),
-    ] + WorkerTables.migrations
+    ]
 }

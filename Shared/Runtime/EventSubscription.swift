@@ -55,7 +55,7 @@ final class EventSubscription {
         own = service
         fetcher = try EventFetcher(endpoint: options.broker, context: context, service: service, secrets: secrets,
                                    serverKey: options.curveServerKey)
-        lagging = Set(try handler.store.read { db in try EventCursors().publishers(db) }.filter(publishesFollowedTopic))
+        lagging = Set(try handler.storage.store.read { db in try EventCursors().publishers(db) }.filter(publishesFollowedTopic))
     }
 
     func close() { follower.close() }
@@ -91,7 +91,7 @@ final class EventSubscription {
         guard !toAsk.isEmpty else { return }
         let publisher = toAsk.removeFirst()
         do {
-            fetcher.askEvents(from: publisher, after: try handler.store.read { db in try cursors.position(db, publisher: publisher) }.sequence,
+            fetcher.askEvents(from: publisher, after: try handler.storage.store.read { db in try cursors.position(db, publisher: publisher) }.sequence,
                               topics: topics)
         } catch {
             logger.error("event cursor not read", ["publisher": publisher, "error": error])
@@ -135,7 +135,7 @@ final class EventSubscription {
 
     private func commit(_ body: @escaping (Database) throws -> Void) {
         do {
-            try handler.store.write { db in try body(db) }
+            try handler.storage.store.write { db in try body(db) }
         } catch {
             logger.error("events not applied", ["error": error])
         }
@@ -204,11 +204,11 @@ final class EventSubscription {
     /// stops the stream.
     private func apply(_ event: BusEvent) throws {
         do {
-            try handler.store.write { db in
+            try handler.storage.store.write { db in
                 if event.topic == Topic.deviceDeleted.rawValue {
                     try Tombstones.record(db, registrationID: try event.decode(DeviceDeletedEvent.self).body.registrationID)
                 }
-                try handler.apply(event)
+                try handler.apply(event, in: db)
             }
         } catch {
             logger.error("event not applied", ["topic": event.topic, "publisher": event.publisher ?? "?", "error": error])

@@ -48,34 +48,3 @@ private struct DecodeOnly<T: Decodable & Sendable>: Codable, Sendable {
     init(from decoder: any Decoder) throws { value = try T(from: decoder) }
     func encode(to encoder: any Encoder) throws {}
 }
-
-/// A service's logic: one request in, one reply out. It holds the service's store and outbox;
-/// the worker loop runs a batch of calls inside one transaction, so a handler's own `store.write`
-/// becomes a savepoint and an acknowledged batch is committed before any reply leaves.
-/// The loop also feeds it the bus events it follows and wakes it for timed work.
-public protocol RequestHandler: AnyObject {
-    var store: Store { get }
-    var outbox: Outbox { get }
-
-    /// Throws `CommandError` for a request that must be refused; any other error is reported as 6024.
-    func handle(_ request: Request) throws -> any Encodable
-
-    /// Topics of other services' events this service applies, e.g. `device.deleted` (default none).
-    var subscriptions: [Topic] { get }
-
-    /// Applies one event from the bus. Runs inside a write transaction; may append events.
-    func apply(_ event: BusEvent) throws
-
-    /// When the handler next wants `tick`, or nil for never (the default).
-    func nextTick() -> Date?
-
-    /// Timed work, such as firing due schedules. Runs inside a write transaction; may append events.
-    func tick(now: Date) throws
-}
-
-extension RequestHandler {
-    public var subscriptions: [Topic] { [] }
-    public func apply(_ event: BusEvent) throws {}
-    public func nextTick() -> Date? { nil }
-    public func tick(now: Date) throws {}
-}

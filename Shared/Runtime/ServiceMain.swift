@@ -28,7 +28,7 @@ public enum ServiceMain {
     private static func serve(_ service: Service, _ flags: Flags, _ options: WorkerOptions, _ logger: Logger,
                               _ makeHandler: (Flags, WorkerOptions, Logger) throws -> any RequestHandler) throws {
         let handler = try makeHandler(flags, options, logger)
-        warnIfAlone(handler.store, service: service, options: options, logger: logger)
+        warnIfAlone(handler.storage.store, service: service, options: options, logger: logger)
         let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
                                    context: try Context(), logger: logger)
         try Lifecycle.serve(stopper: worker.stopper, parentPID: options.parentPID, logger: logger) { try worker.run() }

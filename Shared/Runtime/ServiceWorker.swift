@@ -15,6 +15,9 @@ public final class ServiceWorker {
     /// Any thread may stop the loop through it.
     public let stopper: Stopper
     private let handler: any RequestHandler
+    /// The service's database and outbox: every transaction of the service is opened here.
+    private let storage: ServiceStorage
+    private let dispatcher: Dispatcher
     private let logger: Logger
     /// The proofs this service has handled, so none is accepted twice.
     private let ledger = ProofLedger()
@@ -31,6 +34,8 @@ public final class ServiceWorker {
         self.service = service
         self.options = options
         self.handler = handler
+        storage = handler.storage
+        dispatcher = Dispatcher(handler, logger: logger)
         self.logger = logger
         self.stopper = Stopper(context: context)
         metrics = WorkerMetrics(service: service)
@@ -40,7 +45,7 @@ public final class ServiceWorker {
     public func run() throws {
         let secrets = try Secrets.load(directory: options.dataDirectory)
         credential = secrets.serviceSecret(service)
-        publisherCredential = secrets.serviceSecret(handler.outbox.publisher)
+        publisherCredential = secrets.serviceSecret(storage.outbox.publisher)
         let stop = try stopper.makeReceiver()
         let events = try Socket(stopper.context, .pub)
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
@@ -120,8 +125,8 @@ public final class ServiceWorker {
 
     /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
     private func startCheckpointer() throws -> WALCheckpointer? {
-        guard options.checkpointMilliseconds > 0, !handler.store.isInMemory else { return nil }
-        return try WALCheckpointer(path: handler.store.path, interval: .milliseconds(options.checkpointMilliseconds))
+        guard options.checkpointMilliseconds > 0, !storage.store.isInMemory else { return nil }
+        return try WALCheckpointer(path: storage.store.path, interval: .milliseconds(options.checkpointMilliseconds))
     }
 
     /// Monotonic milliseconds of the next outbox pruning.
@@ -137,7 +142,7 @@ public final class ServiceWorker {
         guard Clock.milliseconds() >= nextProofPrune else { return }
         nextProofPrune = Clock.milliseconds() + 1000
         do {
-            try handler.store.write { db in try ledger.prune(now: Int64(Date().timeIntervalSince1970), in: db) }
+            try storage.store.write { db in try ledger.prune(now: Int64(Date().timeIntervalSince1970), in: db) }
         } catch {
             logger.warning("proof pruning failed", ["error": error])
         }
@@ -151,7 +156,7 @@ public final class ServiceWorker {
         nextPrune = Clock.milliseconds() + 60_000
         do {
             let cutoff = Date().timeIntervalSince1970 - Double(options.eventRetentionHours) * 3600
-            let pruned = try handler.outbox.prune(before: cutoff)
+            let pruned = try storage.outbox.prune(before: cutoff)
             prunedThisRound += pruned
             if pruned == Outbox.pruneLimit {
                 nextPrune = Clock.milliseconds() + 5
@@ -177,7 +182,7 @@ public final class ServiceWorker {
     private func runDueTick(events: Socket) {
         guard Clock.milliseconds() >= tickPausedUntil, let due = handler.nextTick(), due <= Date() else { return }
         do {
-            try handler.store.write { _ in try handler.tick(now: Date()) }
+            try storage.store.write { db in try handler.tick(now: Date(), in: db) }
         } catch {
             logger.error("timed work failed", ["error": error])
             tickPausedUntil = Clock.milliseconds() + 1000
@@ -206,28 +211,40 @@ public final class ServiceWorker {
             }
         }
         guard !batch.isEmpty else { return .served(replied: false) }
-        let started = Clock.microseconds()
-        let replies = answer(batch.map(\.body))
-        metrics.batchLatency.record(seconds: Double(Clock.microseconds() - started) / 1_000_000)
-        metrics.batches += 1
-        metrics.requests += batch.count
-        for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
-        for (item, reply) in zip(batch, replies) {
-            try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
+        // A batch too slow for one heartbeat is committed and answered in parts, so the gateway
+        // hears from this worker at least every half heartbeat and never takes it for lost.
+        var answered = 0
+        while answered < batch.count {
+            let started = Clock.microseconds()
+            let part = batch[answered...]
+            let replies = answer(part.map(\.body), until: Clock.milliseconds() + Int64(options.heartbeatMilliseconds / 2))
+            metrics.batchLatency.record(seconds: Double(Clock.microseconds() - started) / 1_000_000)
+            metrics.batches += 1
+            metrics.requests += replies.count
+            for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
+            for (item, reply) in zip(part, replies) {
+                try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
+            }
+            publishCommittedEvents(events)
+            answered += replies.count
         }
-        publishCommittedEvents(events)
         return .served(replied: true)
     }
 
-    /// Runs a batch in one transaction; each request in its own savepoint so one failure stays alone.
-    /// When the commit itself fails, every request of the batch is answered 6024: that the database
-    /// is damaged when it is, that the write could not be committed otherwise.
-    func answer(_ bodies: [[Data]]) -> [Data] {
+    /// Runs a batch in one transaction, each request in its own savepoint so one failure stays alone,
+    /// and stops taking the next request once `deadline` (monotonic milliseconds) has passed; returns
+    /// the replies to the requests it took, at least the first. When the commit itself fails, each of
+    /// them is answered 6024: that the database is damaged when it is, that the write could not be
+    /// committed otherwise.
+    func answer(_ bodies: [[Data]], until deadline: Int64 = .max) -> [Data] {
         var replies: [Data] = []
         replies.reserveCapacity(bodies.count)
         do {
-            try handler.store.write { db in
-                for body in bodies { replies.append(answer(body, db)) }
+            try storage.store.write { db in
+                for body in bodies {
+                    if !replies.isEmpty, Clock.milliseconds() > deadline { break }
+                    replies.append(answer(body, db))
+                }
             }
             return replies
         } catch {
@@ -239,13 +256,15 @@ public final class ServiceWorker {
                 logger.error("batch commit failed", ["error": error, "batch.size": bodies.count])
                 failure = CommandError(.internalError, "the write could not be committed")
             }
-            return bodies.map { WireCodec.errorReply(failure, seq: $0.count >= 2 ? WireCodec.seq(of: $0[1]) : nil) }
+            return bodies.prefix(max(replies.count, 1)).map {
+                WireCodec.errorReply(failure, seq: $0.count >= 2 ? WireCodec.seq(of: $0[1]) : nil)
+            }
         }
     }
 
     /// One line naming the damaged file and what ran into it.
     private func logDamage(_ damage: SQLiteError, during work: String) {
-        logger.error("database damaged", ["file": damage.path ?? handler.store.path, "during": work, "error": damage.message])
+        logger.error("database damaged", ["file": damage.path ?? storage.store.path, "during": work, "error": damage.message])
     }
 
     /// One request: `[command, payload]`, or `[command, payload, proof, ts]` when it was signed (the
@@ -266,19 +285,7 @@ public final class ServiceWorker {
         }
         let request = Request(command: command, payload: body[1], principal: principal)
         if command == EventFetch.command { return fetchEvents(request) }
-        do {
-            let value = try handler.store.write { _ in try handler.handle(request) }
-            return WireCodec.successReply(value, seq: request.seq)
-        } catch let error as CommandError {
-            logger.debug("request refused", ["command": command, "code": error.code, "reason": error.message])
-            return WireCodec.errorReply(error, seq: request.seq)
-        } catch let damage as SQLiteError where damage.isDamage {
-            logDamage(damage, during: command)
-            return WireCodec.errorReply(.damagedDatabase(damage), seq: request.seq)
-        } catch {
-            logger.error("request failed", ["command": command, "error": error])
-            return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
-        }
+        return dispatcher.reply(to: request)
     }
 
     /// Why a signed request goes no further, or nil: its proof was used before (here, through any
@@ -301,19 +308,8 @@ public final class ServiceWorker {
     /// `events.fetch`: a subscriber catching up reads this service's outbox.
     private func fetchEvents(_ request: Request) -> Data {
         do {
-            let fetch = try request.decode(EventFetch.self)
-            guard fetch.publisher == handler.outbox.publisher else {
-                throw CommandError.invalid("this events.fetch names another publisher than \(handler.outbox.publisher)")
-            }
-            let limit = min(max(fetch.limit ?? EventFetch.maxLimit, 1), EventFetch.maxLimit)
-            let found = try handler.outbox.events(after: fetch.after, limit: limit, topics: fetch.topics.map(Set.init))
-            let events = found.events.map {
-                FetchedEvent(topic: $0.topic, event: String(decoding: $0.event, as: UTF8.self),
-                             proof: String(decoding: seal($0.topic, $0.event), as: UTF8.self))
-            }
-            let answer = FetchedEvents(events: events, through: found.through, epoch: handler.outbox.epoch)
-            return WireCodec.successReply(FetchSeal.sealed(answer, for: fetch, publisher: handler.outbox.publisher, key: publisherCredential),
-                                          seq: request.seq)
+            let answer = try storage.outbox.answer(try request.decode(EventFetch.self), credential: publisherCredential)
+            return WireCodec.successReply(answer, seq: request.seq)
         } catch let error as CommandError {
             return WireCodec.errorReply(error, seq: request.seq)
         } catch let damage as SQLiteError where damage.isDamage {
@@ -326,18 +322,14 @@ public final class ServiceWorker {
 
     private func publishCommittedEvents(_ socket: Socket) {
         do {
-            for event in handler.outbox.takeCommitted() {
-                try socket.send(Message([Data(event.topic.utf8), event.event, seal(event.topic, event.event)]), wait: false)
+            for event in storage.outbox.takeCommitted() {
+                try socket.send(Message([Data(event.topic.utf8), event.event, storage.outbox.seal(event, credential: publisherCredential)]),
+                                wait: false)
                 metrics.eventsPublished += 1
             }
         } catch {
             logger.warning("event publish failed", ["error": error])
         }
-    }
-
-    /// The proof on an event of this service's outbox (`EventSeal`).
-    private func seal(_ topic: String, _ event: Data) -> Data {
-        EventSeal.proof(topic: topic, event: event, publisher: handler.outbox.publisher, key: publisherCredential)
     }
 
     /// Connects to the gateway and says READY, with the credential that proves this is our service

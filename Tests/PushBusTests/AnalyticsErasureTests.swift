@@ -44,7 +44,7 @@ struct AnalyticsErasureTests {
         #expect(ma.profile(alice).code == -2, "an erased EUID is unknown")
         #expect(erase(alice).code == -2)
         #expect(ma.profile(bob) == bobBefore, "other users are untouched")
-        let left = try ma.handler.store.read { db in
+        let left = try ma.handler.storage.store.read { db in
             try ["euids", "identities", "contacts", "properties", "channel_values", "events", "sessions", "installs", "device_euids"]
                 .map { try db.value("SELECT COUNT(*) FROM \($0) WHERE euid = ?", alice).int ?? -1 }
         }

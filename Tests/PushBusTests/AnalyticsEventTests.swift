@@ -49,7 +49,7 @@ struct AnalyticsEventTests {
              "utm":{"utm_source":"newsletter","utm_campaign":"spring"}}
             """)
         #expect(result == json(#"{"code":0,"accepted":2}"#))
-        let rows = try ma.handler.store.read { db in try db.rows("SELECT name, time, properties, utm FROM events ORDER BY id") }
+        let rows = try ma.handler.storage.store.read { db in try db.rows("SELECT name, time, properties, utm FROM events ORDER BY id") }
         #expect(rows.count == 2)
         #expect(rows.first?[0].string == "sndefineevent2")
         #expect(rows.first?[1].double == Timestamp.parse("2025-03-01T10:00:00Z"))
@@ -105,7 +105,7 @@ struct AnalyticsEventTests {
         #expect(sessions() == 2)
         send([("cached", "2025-03-01T10:30:00Z")])
         #expect(sessions() == 1, "an offline-cached event fills the gap")
-        let stored = try ma.handler.store.read { db in try EventStore().allSessions(db, euid: euid) }
+        let stored = try ma.handler.storage.store.read { db in try EventStore().allSessions(db, euid: euid) }
         #expect(stored.count == 1)
         #expect(stored.first?.events == 3)
         #expect(stored.first?.start == Timestamp.parse("2025-03-01T10:00:00Z"))

@@ -130,7 +130,7 @@ struct AnalyticsIdentityTests {
         #expect(ma.ma("ma.events", tablet, #"{"events":[{"name":"late"}]}"#)["accepted"] == .number(1),
                 "an SDK still holding the merged EUID keeps working")
         #expect(ma.start("ipad-1") == phone, "the tablet's install follows the merge")
-        let moved = try? ma.handler.store.read { db in
+        let moved = try? ma.handler.storage.store.read { db in
             try db.value("SELECT COUNT(*) FROM events WHERE euid = ?", phone).int
         }
         #expect(moved == 2, "events move with the merge")

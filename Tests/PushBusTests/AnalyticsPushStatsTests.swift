@@ -89,7 +89,7 @@ struct AnalyticsPushStatsTests {
     }
 
     func apply(_ event: BusEvent) throws {
-        try ma.handler.store.write { _ in try ma.handler.apply(event) }
+        try ma.handler.storage.store.write { db in try ma.handler.apply(event, in: db) }
     }
 
     @Test func followsTheTopicsOfOtherServices() {
@@ -118,7 +118,7 @@ struct AnalyticsPushStatsTests {
         #expect(report("rid-1", "page_enter", #","page":"Home""#).code == 0)
         #expect(report("rid-2", "received").code == 0)
         try apply(busEvent(DeviceDeletedEvent(appKey: "app1", registrationID: "rid-1")))
-        let kept = try ma.handler.store.read { db in
+        let kept = try ma.handler.storage.store.read { db in
             (try ReportStore().reportCount(db, registrationID: "rid-1"), try ReportStore().reportCount(db, registrationID: "rid-2"))
         }
         #expect(kept.0 == 0, "nothing about the deleted device is kept")
@@ -132,14 +132,14 @@ struct AnalyticsPushStatsTests {
         let euid = reply(ma.handler, "ma.start", ["app_key": "app1".json, "registration_id": "rid-1".json, "device_id": "phone".json],
                          principal: .device(registrationID: "rid-1"))["euid"]?.string ?? ""
         #expect(euid.count == 24)
-        try ma.handler.store.write { db in
+        try ma.handler.storage.store.write { db in
             try Tombstones.record(db, registrationID: "rid-1")   // as the worker's event subscription does
-            try ma.handler.apply(busEvent(DeviceDeletedEvent(appKey: "app1", registrationID: "rid-1")))
+            try ma.handler.apply(busEvent(DeviceDeletedEvent(appKey: "app1", registrationID: "rid-1")), in: db)
         }
-        let bindings = try ma.handler.store.read { db in try db.value("SELECT COUNT(*) FROM device_euids WHERE registration_id = 'rid-1'").int }
+        let bindings = try ma.handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM device_euids WHERE registration_id = 'rid-1'").int }
         #expect(bindings == 0)
         #expect(ma.profile(euid).code == 0, "the MA user stays (ma.erase removes it)")
-        try ma.handler.store.write { db in try db.run("DELETE FROM forgotten_devices") }   // a tombstone alone
+        try ma.handler.storage.store.write { db in try db.run("DELETE FROM forgotten_devices") }   // a tombstone alone
         let refused = report("rid-1", "opened")
         #expect(refused.code == 1008 && refused["message"] == "device deleted".json, "\(refused)")
     }

@@ -108,7 +108,7 @@ struct BadgeHandlerTests {
         #expect(try badge.changes().map { "\($0.0)=\($0.1)" } == ["dev1=4", "dev1=0", "new2=8"])
 
         #expect(badge.set("dev1", .number(1)).code == 0)
-        let taken = badge.handler.outbox.takeCommitted()
+        let taken = badge.handler.storage.outbox.takeCommitted()
         #expect(taken.map(\.topic) == ["badge.changed"])
         let event = try JSONDecoder().decode(Event<BadgeChangedEvent>.self, from: try #require(taken.first).event)
         #expect(event.body == BadgeChangedEvent(appKey: "app1", registrationID: "dev1", value: 1))

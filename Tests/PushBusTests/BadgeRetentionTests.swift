@@ -12,7 +12,9 @@ struct BadgeRetentionTests {
 
     init() throws { badge = try BadgeHarness(retention: 3600) }
 
-    func tick() throws { try badge.handler.tick(now: Date(timeIntervalSince1970: badge.clock.now)) }
+    func tick() throws {
+        try badge.handler.storage.store.write { db in try badge.handler.tick(now: Date(timeIntervalSince1970: badge.clock.now), in: db) }
+    }
 
     @Test func aPushIsRememberedForTheWindowAfterItsLastCall() throws {
         try badge.registered(["dev1"])
@@ -60,7 +62,7 @@ struct BadgeRetentionTests {
     @Test func aDeletedDevicesTombstoneOutlastsTheWindow() throws {
         try badge.registered(["dev1"])
         #expect(badge.set("dev1", .number(5)).code == 0)
-        try badge.handler.store.write { db in try Tombstones.record(db, registrationID: "dev1") }   // as the worker's event subscription does
+        try badge.handler.storage.store.write { db in try Tombstones.record(db, registrationID: "dev1") }   // as the worker's event subscription does
         try badge.deleted("dev1")
         badge.clock.advance(3601)
         try tick()

@@ -53,7 +53,9 @@ struct DeletedDeviceTests {
             #expect(refused["message"] == "device deleted".json, "\(command)")
         }
 
-        // No app-signed path lists it or brings it back.
+        // No app-signed path lists it or brings it back. The gateway refuses the device's proofs as
+        // soon as it sees the delete on the bus; wait until tagging has applied it too.
+        #expect(try eventually(30) { ids(try app("audience.resolve", ["tag": .array(["vip".json])])) == [witness] })
         for query: [String: JSONValue] in [["tag": .array(["vip".json])], ["alias": .array(["owner".json])],
                                            ["registration_id": .array([id.json, witness.json])]] {
             let audience = try app("audience.resolve", query)

@@ -31,9 +31,27 @@ struct GroupCommitTests {
         ]).map { try? JSONDecoder().decode(JSONValue.self, from: $0) }
         #expect(replies.map { $0?.code } == [0, 6001, 6017, 0])
         #expect(replies.map { $0?["seq"] } == [.number(1), .number(2), nil, .number(3)])
-        let devices = try handler.store.read { db in try db.value("SELECT COUNT(*) FROM devices").int }
+        let devices = try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM devices").int }
         #expect(devices == 2)
-        #expect(handler.outbox.takeCommitted().count == 2)
+        #expect(handler.storage.outbox.takeCommitted().count == 2)
+    }
+}
+
+extension GroupCommitTests {
+    /// A batch slower than its deadline commits what it took and leaves the rest for the next part,
+    /// so the worker can answer (and be heard by the gateway) before the whole batch is done.
+    @Test func aBatchPastItsDeadlineCommitsThePartItTook() throws {
+        let handler = try RegistrationHandler(path: "\(directory)/deadline.sqlite", secrets: .forTests)
+        _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
+        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
+                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        let bodies = (1...3).map { body("device.register", ["app_key": "a".json, "platform": "ios".json, "seq": .number(Double($0))]) }
+        let first = worker.answer(bodies, until: Clock.milliseconds() - 1)
+        #expect(first.count == 1, "past its deadline, a part still takes one request")
+        #expect(handler.storage.outbox.takeCommitted().count == 1, "and commits it")
+        #expect(worker.answer(Array(bodies.dropFirst())).count == 2)
+        let devices = try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM devices").int }
+        #expect(devices == 3)
     }
 }
 
@@ -43,12 +61,12 @@ extension GroupCommitTests {
         _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
         let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
                                    context: try Context(), logger: Logger(label: "test", level: .critical))
-        try handler.store.read { db in try db.execute("PRAGMA query_only = 1") }
+        try handler.storage.store.read { db in try db.execute("PRAGMA query_only = 1") }
         let replies = worker.answer([body("device.register", ["app_key": "a".json, "platform": "ios".json, "seq": .number(4)])])
             .map { try? JSONDecoder().decode(JSONValue.self, from: $0) }
         #expect(replies.first??.code == 6024)
         #expect(replies.first??["seq"] == .number(4))
-        #expect(handler.outbox.takeCommitted().isEmpty)
+        #expect(handler.storage.outbox.takeCommitted().isEmpty)
     }
 }
 

@@ -134,7 +134,7 @@ struct RegistrationHandlerTests {
     @Test func onlyANewDeviceIsAnnounced() throws {
         let id = register(deviceID: "install-1")["registration_id"]?.string ?? ""
         _ = reregister(id, deviceID: "install-1", by: .device(registrationID: id))
-        let events = handler.outbox.takeCommitted()
+        let events = handler.storage.outbox.takeCommitted()
         #expect(events.map(\.topic) == ["device.registered"])
         let event = try JSONDecoder().decode(Event<DeviceRegisteredEvent>.self, from: events[0].event)
         #expect(event.sequence == 1)
@@ -175,13 +175,13 @@ struct RegistrationHandlerTests {
 
     @Test func languageAndTimeZoneChangesAreAnnounced() throws {
         let id = newDevice()
-        _ = handler.outbox.takeCommitted()
+        _ = handler.storage.outbox.takeCommitted()
         #expect(reply(handler, "device.update", device(id, ["apns_token": "aa".json])).code == 0)
-        #expect(handler.outbox.takeCommitted().isEmpty, "a token change is not announced")
+        #expect(handler.storage.outbox.takeCommitted().isEmpty, "a token change is not announced")
         #expect(reply(handler, "device.update", device(id, ["timezone": "Asia/Bangkok".json, "voip_token": "bb".json])).code == 0)
         #expect(reply(handler, "device.update", device(id, ["language": "th".json])).code == 0)
         #expect(reply(handler, "device.update", device(id, ["timezone": "Nowhere".json])).code == 6017)
-        let events = handler.outbox.takeCommitted()
+        let events = handler.storage.outbox.takeCommitted()
         #expect(events.map(\.topic) == ["device.updated", "device.updated"])
         let bodies = try events.map { try JSONDecoder().decode(Event<DeviceUpdatedEvent>.self, from: $0.event).body }
         #expect(bodies == [DeviceUpdatedEvent(appKey: "app1", registrationID: id, timezone: "Asia/Bangkok"),
@@ -288,14 +288,14 @@ struct RegistrationHandlerTests {
     @Test func deleteForgetsTheDeviceAndAnnouncesIt() throws {
         let id = register(deviceID: "install-9")["registration_id"]?.string ?? ""
         _ = reply(handler, "device.live_activity_token", device(id, ["live_activity_id": "a".json, "token": "aa".json]))
-        _ = handler.outbox.takeCommitted()
+        _ = handler.storage.outbox.takeCommitted()
         #expect(reply(handler, "device.delete", device(id, app: "app2")).code == 1008)
         #expect(reply(handler, "device.delete", device(id)).code == 0)
         #expect(reply(handler, "device.get", device(id)).code == 6017)
         #expect(reply(handler, "device.delete", device(id)).code == 6017)
-        let events = handler.outbox.takeCommitted()
+        let events = handler.storage.outbox.takeCommitted()
         #expect(events.map(\.topic) == ["device.deleted"])
-        let leftovers = try handler.store.read { db in try db.value("SELECT COUNT(*) FROM live_activity_tokens").int }
+        let leftovers = try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM live_activity_tokens").int }
         #expect(leftovers == 0)
         #expect(register(deviceID: "install-9")["registration_id"]?.string != id, "a deleted install registers anew")
     }

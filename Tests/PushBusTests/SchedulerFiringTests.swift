@@ -149,7 +149,7 @@ struct SchedulerFiringTests {
         harness.advance(5)
         let handler = harness.handler
         let now = Date(timeIntervalSince1970: harness.clock.now)
-        #expect(throws: Crash.self) { try handler.store.write { _ in try handler.tick(now: now); throw Crash() } }
+        #expect(throws: Crash.self) { try handler.storage.store.write { db in try handler.tick(now: now, in: db); throw Crash() } }
         #expect(try harness.fired().isEmpty, "nothing committed")
         try harness.tickUntilIdle()
         #expect(try harness.fired().map(\.identifier) == ["fragile"])
@@ -159,7 +159,7 @@ struct SchedulerFiringTests {
 
     @Test func staleTimersAreDroppedByAReload() throws {
         _ = harness.add("kept", TriggerJSON.interval(86_400))
-        try harness.handler.store.write { _ in
+        try harness.handler.storage.store.write { _ in
             for index in 0...FireTimer.staleFloor { _ = harness.add("moving", TriggerJSON.interval(Double(1000 + index))) }
         }
         #expect(harness.handler.queuedTimers == FireTimer.staleFloor + 2)
@@ -220,7 +220,7 @@ struct SchedulerFiringTests {
 
     @Test func aDeletedDeviceGetsNoNewRequestWhoeverSigns() throws {
         _ = harness.add("a", TriggerJSON.interval(5))
-        try harness.handler.store.write { db in try Tombstones.record(db, registrationID: "r1") }   // as the worker's event subscription does
+        try harness.handler.storage.store.write { db in try Tombstones.record(db, registrationID: "r1") }   // as the worker's event subscription does
         try harness.apply(DeviceDeletedEvent(appKey: "app1", registrationID: "r1"))
         let added = reply(harness.handler, "local.add", ["app_key": "app1".json, "registration_id": "r1".json, "identifier": "b".json,
                                                         "content": .object(["body": "hi".json]), "trigger": TriggerJSON.interval(5)],

@@ -106,7 +106,7 @@ struct TaggingHandlerTests {
         _ = call("tags.add", "d1", tags(["a", "b"]))
         _ = call("tags.set", "d1", tags(["b", "c"]))
         _ = call("tags.add", "d1", tags(["c"]))
-        let events = try handler.outbox.takeCommitted().map { try JSONDecoder().decode(Event<TagsChangedEvent>.self, from: $0.event).body }
+        let events = try handler.storage.outbox.takeCommitted().map { try JSONDecoder().decode(Event<TagsChangedEvent>.self, from: $0.event).body }
         #expect(events.map(\.added) == [["a", "b"], ["c"]])
         #expect(events.map(\.removed) == [[], ["a"]], "nothing changed on the third call, so no event")
     }
@@ -122,7 +122,7 @@ struct TaggingHandlerTests {
         #expect(deleted.code == 0)
         #expect(deleted["alias"] == .null)
         #expect(call("alias.get", "d1")["alias"] == .null)
-        let events = try handler.outbox.takeCommitted().map { try JSONDecoder().decode(Event<AliasChangedEvent>.self, from: $0.event).body }
+        let events = try handler.storage.outbox.takeCommitted().map { try JSONDecoder().decode(Event<AliasChangedEvent>.self, from: $0.event).body }
         #expect(events.map(\.alias) == ["user_1", "user_2", nil])
         #expect(events.map(\.previous) == [nil, "user_1", "user_2"])
     }
@@ -170,8 +170,8 @@ struct TaggingHandlerTests {
         #expect(call("channel.status", "d1", ["channel": "live".json])["subscribed"] == .bool(false))
         #expect(call("channel.status", "d2", ["channel": "live".json])["subscribed"] == .bool(true))
         clock.advance(60)
-        try handler.store.write { _ in try handler.tick(now: Date(timeIntervalSince1970: clock.now)) }
-        let left = try handler.store.read { db in try db.value("SELECT COUNT(*) FROM subscriptions").int }
+        try handler.storage.store.write { db in try handler.tick(now: Date(timeIntervalSince1970: clock.now), in: db) }
+        let left = try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM subscriptions").int }
         #expect(left == 0, "the timer purged the other")
         #expect(handler.nextTick() == nil)
     }
@@ -210,7 +210,7 @@ struct TaggingHandlerTests {
         _ = call("tags.add", "d2", tags(["vip"]))
         let event = BusEvent(Event(publisher: "registration", sequence: 1, time: "2026-01-01T00:00:00Z",
                                    body: DeviceDeletedEvent(appKey: "app1", registrationID: "d1")))
-        try handler.store.write { _ in try handler.apply(event) }
+        try handler.storage.store.write { db in try handler.apply(event, in: db) }
         #expect(strings(call("tags.get", "d1")["tags"]) == [])
         #expect(call("alias.get", "d1")["alias"] == .null)
         #expect(call("channel.status", "d1", ["channel": "news".json])["subscribed"] == .bool(false))
@@ -223,9 +223,9 @@ struct TaggingHandlerTests {
         _ = call("tags.add", "d1", tags(["vip"]))
         let event = BusEvent(Event(publisher: "registration", sequence: 1, time: "2026-01-01T00:00:00Z",
                                    body: DeviceDeletedEvent(appKey: "app1", registrationID: "d1")))
-        try handler.store.write { db in
+        try handler.storage.store.write { db in
             try Tombstones.record(db, registrationID: "d1")   // as the worker's event subscription does
-            try handler.apply(event)
+            try handler.apply(event, in: db)
         }
         let app = Principal.app(appKey: "app1")
         for (command, extra) in [("tags.add", tags(["vip"])), ("tags.set", tags(["vip"])), ("alias.set", ["alias": "u1".json]),
@@ -396,7 +396,7 @@ extension TaggingHandlerTests {
     @Test func countsAndTagIDsFollowRequestsAndBatchesThatRollBack() throws {
         struct Abandoned: Error {}
         #expect(call("tags.add", "full", tags((0..<1000).map { "f\($0)" })).code == 0)
-        try handler.store.write { _ in
+        try handler.storage.store.write { _ in
             #expect(call("tags.add", "d1", tags(["gold", "new1"])).code == 0)
             #expect(call("tags.add", "full", tags(["gold", "new3"])).code == 6018, "bound, then refused")
             #expect(counts(["gold", "new1", "new3", "f1"]) == .object(["gold": .number(1), "new1": .number(1), "new3": .number(0), "f1": .number(1)]))
@@ -407,7 +407,7 @@ extension TaggingHandlerTests {
         #expect(counts(["gold", "new1", "new3"]) == .object(["gold": .number(1), "new1": .number(0), "new3": .number(0)]))
         #expect(strings(reply(handler, "tags.list", ["app_key": "app1".json])["tags"])?.filter { !$0.hasPrefix("f") } == ["gold"])
         #expect(throws: Abandoned.self) {
-            try handler.store.write { _ in
+            try handler.storage.store.write { _ in
                 #expect(call("tags.add", "d2", tags(["gold", "new4"])).code == 0)
                 #expect(call("tags.delete", "d1", tags(["gold"])).code == 0)
                 throw Abandoned()
@@ -418,7 +418,7 @@ extension TaggingHandlerTests {
         #expect(call("tags.add", "d2", tags(["new3", "new4"])).code == 0, "tags the rolled-back writes created are created again")
         #expect(counts(["gold", "new3", "new4"]) == .object(["gold": .number(1), "new3": .number(1), "new4": .number(1)]))
         #expect(strings(resolve(["tag": .array(["new3".json])])["registration_ids"]) == ["d2"])
-        let orphans = try handler.store.read { db in
+        let orphans = try handler.storage.store.read { db in
             try db.value("SELECT COUNT(*) FROM device_tags WHERE tag NOT IN (SELECT id FROM tags)").int
         }
         #expect(orphans == 0, "no binding points at a tag that is gone")

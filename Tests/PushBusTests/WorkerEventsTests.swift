@@ -9,39 +9,38 @@ import ZeroMQ
 
 /// A service written in the test: it forgets deleted devices it hears of on the bus and, once,
 /// publishes an event from a timer. Its loop is the real `ServiceWorker` against a real gateway.
+/// It answers no request (its worker announces the MDP service `probe`; `service` names the catalog's
+/// commands it would take, none of which are sent to it).
 final class ProbeHandler: RequestHandler {
-    let store: Store
-    let outbox: Outbox
+    let service = Service.registration
+    let storage: ServiceStorage
     private var tickAt: Date?
 
     init(path: String, tickAt: Date) throws {
-        store = try Store(path: path, migrations: [
-            Outbox.migration, Migration("probe-1", "CREATE TABLE deleted (registration_id TEXT PRIMARY KEY)"),
-            Outbox.catchUpMigration,
-        ] + WorkerTables.migrations)
-        outbox = try Outbox(store: store, publisher: "probe")
+        storage = try ServiceStorage(path: path, migrations: [Migration("probe-1", "CREATE TABLE deleted (registration_id TEXT PRIMARY KEY)")],
+                                     publisher: "probe")
         self.tickAt = tickAt
     }
 
     var subscriptions: [Topic] { [.deviceDeleted] }
 
-    func handle(_ request: Request) throws -> any Encodable {
-        let ids = try store.read { db in try db.rows("SELECT registration_id FROM deleted").compactMap { $0[0].string } }
-        return ["deleted": ids]
+    func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable { Empty() }
+
+    func apply(_ event: BusEvent, in db: Database) throws {
+        let deleted = try event.decode(DeviceDeletedEvent.self)
+        try db.run("INSERT OR IGNORE INTO deleted VALUES (?)", deleted.body.registrationID)
     }
 
-    func apply(_ event: BusEvent) throws {
-        let deleted = try event.decode(DeviceDeletedEvent.self)
-        try store.write { db in try db.run("INSERT OR IGNORE INTO deleted VALUES (?)", deleted.body.registrationID) }
+    /// Read on a connection of the caller's own: the storage belongs to the worker's thread.
+    func deleted() throws -> [String] {
+        try Database(path: storage.store.path).rows("SELECT registration_id FROM deleted").compactMap { $0[0].string }
     }
 
     func nextTick() -> Date? { tickAt }
 
-    func tick(now: Date) throws {
+    func tick(now: Date, in db: Database) throws {
         tickAt = nil
-        try store.write { db in
-            try outbox.append(DeviceRegisteredEvent(appKey: "probe", registrationID: "tick", platform: "timer"), in: db)
-        }
+        try storage.outbox.append(DeviceRegisteredEvent(appKey: "probe", registrationID: "tick", platform: "timer"), in: db)
     }
 }
 
@@ -67,12 +66,7 @@ struct WorkerEventsTests {
         try stack.waitForService("probe")
 
         let client = try stack.client()
-        func deletedSeen() throws -> [String] {
-            let reply = try client.request("probe", [Data("list".utf8), Data("{}".utf8)])
-            return try JSONDecoder().decode(JSONValue.self, from: reply[0])["deleted"].map {
-                if case .array(let items) = $0 { return items.compactMap(\.string) } else { return [] }
-            } ?? []
-        }
+        func deletedSeen() throws -> [String] { try handler.deleted() }
         // The SUB socket's subscription reaches the bus asynchronously: delete devices until one is seen.
         var deleted: [String] = []
         var seen: [String] = []
@@ -104,30 +98,28 @@ struct WorkerEventsTests {
 }
 
 /// Records, in order, every `device.registered` event it is given.
+/// It answers no request, as `ProbeHandler`.
 final class RecorderHandler: RequestHandler {
-    let store: Store
-    let outbox: Outbox
+    let service = Service.registration
+    let storage: ServiceStorage
 
     init(path: String) throws {
-        store = try Store(path: path, migrations: [
-            Outbox.migration,
+        storage = try ServiceStorage(path: path, migrations: [
             Migration("recorder-1", "CREATE TABLE applied (n INTEGER PRIMARY KEY, publisher TEXT NOT NULL, seq INTEGER NOT NULL)"),
-            Outbox.catchUpMigration,
-        ] + WorkerTables.migrations)
-        outbox = try Outbox(store: store, publisher: "recorder")
+        ], publisher: "recorder")
     }
 
     var subscriptions: [Topic] { [.deviceRegistered] }
 
-    func handle(_ request: Request) throws -> any Encodable { Empty() }
+    func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable { Empty() }
 
-    func apply(_ event: BusEvent) throws {
-        try store.write { db in try db.run("INSERT INTO applied (publisher, seq) VALUES (?, ?)", event.publisher ?? "", event.sequence ?? -1) }
+    func apply(_ event: BusEvent, in db: Database) throws {
+        try db.run("INSERT INTO applied (publisher, seq) VALUES (?, ?)", event.publisher ?? "", event.sequence ?? -1)
     }
 
-    /// Read on a connection of the caller's own: the store belongs to the worker's thread.
+    /// Read on a connection of the caller's own: the storage belongs to the worker's thread.
     func applied() throws -> [Int] {
-        try Database(path: store.path).rows("SELECT seq FROM applied ORDER BY n").compactMap { $0[0].int }
+        try Database(path: storage.store.path).rows("SELECT seq FROM applied ORDER BY n").compactMap { $0[0].int }
     }
 }
 
@@ -193,9 +185,9 @@ struct ReliableEventsTests {
         let path = "\(stack.dataDirectory)/backlog.sqlite"
         do {
             let filler = try RecorderHandler(path: path)
-            try filler.store.write { db in
+            try filler.storage.store.write { db in
                 for _ in 0...(2 * Outbox.pruneLimit + 2000) {
-                    try filler.outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db)
+                    try filler.storage.outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db)
                 }
                 try db.run("UPDATE outbox SET created_at = created_at - 7200")
             }

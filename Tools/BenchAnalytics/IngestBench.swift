@@ -40,7 +40,7 @@ final class IngestBench {
         self.settings = settings
         handler = try AnalyticsHandler(path: "\(settings.directory)/analytics.sqlite")
         // The plain side gets the service's own events table and index, read from its schema.
-        let definitions = try handler.store.read { db in
+        let definitions = try handler.storage.store.read { db in
             try db.rows("SELECT sql FROM sqlite_master WHERE tbl_name = 'events' AND sql IS NOT NULL ORDER BY type DESC")
                 .compactMap { $0[0].string }
         }
@@ -77,9 +77,9 @@ final class IngestBench {
                 let requests = batches.map { Request(command: Command.maEvents.name, payload: Data(payload($0).utf8)) }
 
                 var clock = Date()
-                try handler.store.write { _ in
+                try handler.storage.store.write { db in
                     for request in requests {
-                        let reply = try handler.store.write { _ in try handler.handle(request) }
+                        let reply = try handler.storage.store.write { db in try handler.handle(.maEvents, request, in: db) }
                         accepted += (reply as? MAEventsAccepted)?.accepted ?? 0
                         _ = WireCodec.successReply(reply)
                     }
@@ -168,8 +168,8 @@ final class IngestBench {
     }
 
     private func call(_ command: Command, _ payload: String) throws -> Data {
-        try handler.store.write { _ in
-            WireCodec.successReply(try handler.handle(Request(command: command.name, payload: Data(payload.utf8))))
+        try handler.storage.store.write { db in
+            WireCodec.successReply(try handler.handle(command, Request(command: command.name, payload: Data(payload.utf8)), in: db))
         }
     }
 

@@ -82,11 +82,11 @@ struct BadgeBench {
     /// One request in one transaction, then the outbox handed over, as the worker loop does with credit 1.
     private func apply(_ ids: [String], msgID: String, handler: BadgeHandler) throws {
         let request = Request(.badgeApply, BadgeApply(appKey: appKey, registrationIDs: ids, badge: "+1", msgID: msgID))
-        let reply = try handler.store.write { _ in try handler.handle(request) }
+        let reply = try handler.storage.store.write { db in try handler.handle(.badgeApply, request, in: db) }
         guard let values = reply as? BadgeValues, values.values.count == ids.count else {
             throw BenchError("handler reply does not cover the batch")
         }
-        _ = handler.outbox.takeCommitted()
+        _ = handler.storage.outbox.takeCommitted()
     }
 
     private func apply(_ ids: [String], msgID: String, client: MajordomoClient) throws {
@@ -103,7 +103,7 @@ struct BadgeBench {
         let wrong = "SELECT COUNT(*) FROM devices WHERE badge != ?"
         let counts = [
             try plain.store.read { try $0.value(wrong, rounds).int ?? -1 },
-            try handler.store.read { try $0.value(wrong, rounds).int ?? -1 },
+            try handler.storage.store.read { try $0.value(wrong, rounds).int ?? -1 },
             try Store(path: stackDatabase, migrations: []).read { try $0.value(wrong, rounds).int ?? -1 },
         ]
         guard counts == [0, 0, 0] else { throw BenchError("devices not at \(rounds): \(counts)") }
@@ -114,11 +114,11 @@ struct BadgeBench {
     private func seedDatabase(_ ids: [String]) throws -> String {
         let path = directory + "/seed.sqlite"
         let handler = try BadgeHandler(path: path)
-        try handler.store.write { _ in
+        try handler.storage.store.write { db in
             for (sequence, id) in ids.enumerated() {
                 let body = DeviceRegisteredEvent(appKey: appKey, registrationID: id, platform: "ios")
                 try handler.apply(BusEvent(Event(publisher: "registration", sequence: Int64(sequence + 1),
-                                                 time: RFC3339.string(from: Date()), body: body)))
+                                                 time: RFC3339.string(from: Date()), body: body)), in: db)
             }
         }
         return path

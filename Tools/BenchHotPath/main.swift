@@ -74,28 +74,29 @@ time("event check (subscriber: proof + header)", n) {
 }
 time("event header only (before signing)", n) { for _ in 0..<n { _ = BusEvent(topic: "tags.changed", data: eventData) } }
 let handler = try TaggingHandler(path: directory + "/t.sqlite", clock: { 0 })
+let dispatcher = Dispatcher(handler)
 let devices = (0..<20_000).map { String(format: "%020d", $0) }
 let vocabulary = (0..<200).map { "t\($0)" }
 var k = 0
 try time("handler tags.add 3 tags (1000/txn)", n) {
     for _ in 0..<(n / 1000) {
-        try handler.store.write { _ in
+        try handler.storage.store.write { _ in
             for _ in 0..<1000 {
                 k += 1
                 let p = WireCodec.encode(TagsChange(appKey: "bench", registrationID: devices[k % devices.count],
                                                     tags: [vocabulary[k % 200], vocabulary[(k * 7) % 200], vocabulary[(k * 13) % 200]]))
-                _ = try handler.store.write { _ in try handler.handle(Request(command: "tags.add", payload: p)) }
+                _ = dispatcher.reply(to: Request(command: "tags.add", payload: p))
             }
         }
     }
 }
 try time("handler tags.get (1000/txn)", n) {
     for _ in 0..<(n / 1000) {
-        try handler.store.write { _ in
+        try handler.storage.store.write { _ in
             for _ in 0..<1000 {
                 k += 1
                 let p = WireCodec.encode(DeviceRef(appKey: "bench", registrationID: devices[k % devices.count]))
-                _ = try handler.store.write { _ in try handler.handle(Request(command: "tags.get", payload: p)) }
+                _ = dispatcher.reply(to: Request(command: "tags.get", payload: p))
             }
         }
     }

@@ -21,9 +21,9 @@ struct Seeder {
         var stored = 0
         var pending: [Request] = []
         func flush() throws {
-            try handler.store.write { _ in
+            try handler.storage.store.write { db in
                 for request in pending {
-                    _ = try handler.handle(request)
+                    _ = try handler.handle(.localAdd, request, in: db)
                     stored += 1
                 }
             }

@@ -57,11 +57,11 @@ let loadSeconds = try seconds {
     var n = 0
     while n < devices {
         let end = min(n + batch, devices)
-        try handler.store.write { _ in
+        try handler.storage.store.write { db in
             for device in n..<end {
                 let payload = TagsChange(appKey: "bench", registrationID: String(format: "d%09d", device), tags: tags(of: device))
                 // A fresh clock value per call keeps the rate limiter out of a bulk load.
-                _ = try handler.handle(Request(.tagsAdd, payload))
+                _ = try handler.handle(.tagsAdd, Request(.tagsAdd, payload), in: db)
             }
         }
         n = end
@@ -81,7 +81,7 @@ func resolveAll(_ audience: AudienceResolve) throws -> (count: Int, seconds: Dou
             request.cursor = cursor
             request.limit = pageSize
             let started = Clock.milliseconds()
-            let reply = try handler.handle(Request(.audienceResolve, request))
+            let reply = try handler.storage.store.write { db in try handler.handle(.audienceResolve, Request(.audienceResolve, request), in: db) }
             let page = try WireCodec.decode(AudiencePage.self, from: WireCodec.encode(AnyEncodable(reply)))
             if cursor == nil { first = Double(Clock.milliseconds() - started) / 1000 }
             count += page.registrationIDs.count

@@ -35,7 +35,7 @@ final class BadgeHarness {
     func deliver<Body: EventBody>(_ body: Body) throws {
         sequence += 1
         let event = Event(publisher: "registration", sequence: sequence, time: RFC3339.string(from: Date()), body: body)
-        try handler.store.write { _ in try handler.apply(BusEvent(event)) }
+        try handler.storage.store.write { db in try handler.apply(BusEvent(event), in: db) }
     }
 
     func call(_ command: String, _ payload: [String: JSONValue]) -> JSONValue { reply(handler, command, payload) }
@@ -58,7 +58,7 @@ final class BadgeHarness {
 
     /// The `badge.changed` events committed since the last call: registration ID → value, in order.
     func changes() throws -> [(String, Int)] {
-        try handler.outbox.takeCommitted().map { taken in
+        try handler.storage.outbox.takeCommitted().map { taken in
             let event = try JSONDecoder().decode(Event<BadgeChangedEvent>.self, from: taken.event)
             return (event.body.registrationID, event.body.value)
         }
@@ -66,7 +66,7 @@ final class BadgeHarness {
 
     /// Rows of a table, to see what the service keeps.
     func count(_ table: String) throws -> Int {
-        try handler.store.read { db in try db.value("SELECT COUNT(*) FROM \(table)").int ?? -1 }
+        try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM \(table)").int ?? -1 }
     }
 }
 

@@ -15,19 +15,17 @@ final class ManualClock: @unchecked Sendable {
     func advance(_ seconds: Double) { lock.withLock { value += seconds } }
 }
 
-/// Calls a handler the way the worker loop does, without sockets, and returns the reply JSON.
-/// `principal` is who signed the request (nil: unsigned).
+/// Calls a handler through the worker's own adapter (`Dispatcher`), in a transaction of its own as
+/// a batch of one, without sockets, and returns the reply JSON. `principal` is who signed the
+/// request (nil: unsigned).
 func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String: JSONValue],
            principal: Principal? = nil) -> JSONValue {
     let request = Request(command: command, payload: WireCodec.encode(JSONValue.object(payload)), principal: principal)
     let frame: Data
     do {
-        let value = try handler.store.write { _ in try handler.handle(request) }
-        frame = WireCodec.successReply(value)
-    } catch let error as CommandError {
-        frame = WireCodec.errorReply(error)
+        frame = try handler.storage.store.write { _ in Dispatcher(handler).reply(to: request) }
     } catch {
-        frame = WireCodec.errorReply(CommandError(.internalError, "\(error)"))
+        frame = WireCodec.errorReply(CommandError(.internalError, "the transaction failed: \(error)"))
     }
     return (try? JSONDecoder().decode(JSONValue.self, from: frame)) ?? .null
 }

@@ -53,7 +53,7 @@ final class SchedulerHarness {
     /// Runs the tick the worker loop would run now, if the handler wants one.
     func tick() throws {
         guard let due = handler.nextTick(), due.timeIntervalSince1970 <= clock.now else { return }
-        try handler.store.write { _ in try handler.tick(now: Date(timeIntervalSince1970: clock.now)) }
+        try handler.storage.store.write { db in try handler.tick(now: Date(timeIntervalSince1970: clock.now), in: db) }
     }
 
     /// Ticks until the handler has nothing due now.
@@ -69,12 +69,12 @@ final class SchedulerHarness {
     /// Applies a bus event as the worker loop does.
     func apply<Body: EventBody>(_ body: Body) throws {
         let event = Event(publisher: "registration", sequence: 1, time: "2025-03-01T08:00:00Z", body: body)
-        try handler.store.write { _ in try handler.apply(BusEvent(event)) }
+        try handler.storage.store.write { db in try handler.apply(BusEvent(event), in: db) }
     }
 
     /// The `local.fired` events committed since the last call.
     func fired() throws -> [LocalFiredEvent] {
-        try handler.outbox.takeCommitted().filter { $0.topic == "local.fired" }.map {
+        try handler.storage.outbox.takeCommitted().filter { $0.topic == "local.fired" }.map {
             try JSONDecoder().decode(Event<LocalFiredEvent>.self, from: $0.event).body
         }
     }

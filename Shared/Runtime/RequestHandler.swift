@@ -1,0 +1,39 @@
+import Foundation
+import Schema
+import SQLite
+
+/// A service's logic: one command in, one reply out, on the service's storage. The worker owns
+/// dispatch and the transaction: it reads the command once, refuses another service's, and calls
+/// `handle` inside the request's savepoint of the batch's transaction, so a handler opens none of
+/// its own; it also feeds the handler the bus events it follows and wakes it for timed work, each
+/// inside a transaction too. A handler only appends events to its storage's outbox.
+public protocol RequestHandler: AnyObject {
+    /// The service whose commands it answers.
+    var service: Service { get }
+
+    /// The database and outbox the handler works on; the worker runs every transaction on it.
+    var storage: ServiceStorage { get }
+
+    /// Answers `command` (one of `service`'s). Throws `CommandError` for a request that must be
+    /// refused; any other error is reported as 6024.
+    func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable
+
+    /// Topics of other services' events this service applies, e.g. `device.deleted` (default none).
+    var subscriptions: [Topic] { get }
+
+    /// Applies one event from the bus; may append events.
+    func apply(_ event: BusEvent, in db: Database) throws
+
+    /// When the handler next wants `tick`, or nil for never (the default).
+    func nextTick() -> Date?
+
+    /// Timed work, such as firing due schedules; may append events.
+    func tick(now: Date, in db: Database) throws
+}
+
+extension RequestHandler {
+    public var subscriptions: [Topic] { [] }
+    public func apply(_ event: BusEvent, in db: Database) throws {}
+    public func nextTick() -> Date? { nil }
+    public func tick(now: Date, in db: Database) throws {}
+}
