@@ -22,7 +22,7 @@ struct AudiencePaging: Equatable {
     }
 
     let limit: Int
-    private let fields: [String: JSONValue]
+    private let fields: JSONObject
     private(set) var cursors: AudienceCursors
     private let isFirstPage: Bool
     private(set) var ids: [String] = []
@@ -56,7 +56,7 @@ struct AudiencePaging: Equatable {
         return .paged(AudiencePaging(fields: fields, limit: limit, cursors: cursors))
     }
 
-    private init(fields: [String: JSONValue], limit: Int, cursors: AudienceCursors) {
+    private init(fields: JSONObject, limit: Int, cursors: AudienceCursors) {
         self.fields = fields
         self.limit = limit
         self.cursors = cursors

@@ -78,7 +78,7 @@ enum ShardGather {
         guard case .object(var fields) = merged else { return WireCodec.encode(merged) }
         fields["code"] = .number(0)
         fields["seq"] = seq.map { .number(Double($0)) }
-        return WireCodec.encode(JSONValue.object(fields.filter { $0.value != .null || $0.key == "next_cursor" || $0.key == "tags" }))
+        return WireCodec.encode(JSONValue.object(fields.dictionary.filter { $0.value != .null || $0.key == "next_cursor" || $0.key == "tags" }))
     }
 
     // MARK: generic merging
@@ -86,9 +86,9 @@ enum ShardGather {
     /// Adds numbers, concatenates arrays, merges objects key by key; anything else keeps the first.
     private static func combine(_ a: JSONValue, _ b: JSONValue) -> JSONValue {
         switch (a, b) {
-        case (.number(let x), .number(let y)): return .number(x + y)
+        case (.number(let x), .number(let y)): return .number(x.value + y.value)
         case (.array(let x), .array(let y)): return .array(x + y)
-        case (.object(let x), .object(let y)): return .object(x.merging(y) { combine($0, $1) })
+        case (.object(let x), .object(let y)): return .object(x.dictionary.merging(y.dictionary) { combine($0, $1) })
         default: return a
         }
     }

@@ -10,7 +10,7 @@ public struct JSONTreeDecoder {
     /// for bytes that are not JSON (or a number that does not fit), key not found, value not found for
     /// a null, type mismatch. Never traps on any input.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let tree: JSONTree
+        let tree: JSONValue
         do throws(JSONParser.Failure) {
             tree = try JSONParser.parse(data)
         } catch {

@@ -1,15 +1,15 @@
-/// Writes a `JSONTree` as compact JSON, fields in the tree's order (the encoder's are sorted) and `/`
+/// Writes a `JSONValue` as compact JSON, members in the order given (`TreeEncoder` sorts them) and `/`
 /// left unescaped, as Foundation's `JSONEncoder` writes with `.sortedKeys` and `.withoutEscapingSlashes`.
 struct JSONWriter {
     var bytes: [UInt8] = []
 
     init() { bytes.reserveCapacity(256) }
 
-    mutating func write(_ tree: JSONTree) {
+    mutating func write(_ tree: JSONValue) {
         switch tree {
         case .null: bytes += [0x6E, 0x75, 0x6C, 0x6C]
         case .bool(let value): bytes += value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65]
-        case .number(let text): bytes += text.utf8
+        case .number(let number): bytes += number.text.utf8
         case .string(let text): writeString(text)
         case .array(let items):
             bytes.append(0x5B)
@@ -18,9 +18,9 @@ struct JSONWriter {
                 write(item)
             }
             bytes.append(0x5D)
-        case .object(let fields):
+        case .object(let object):
             bytes.append(0x7B)
-            for (index, field) in fields.enumerated() {
+            for (index, field) in object.members.enumerated() {
                 if index > 0 { bytes.append(0x2C) }
                 writeString(field.key)
                 bytes.append(0x3A)

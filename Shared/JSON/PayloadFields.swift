@@ -4,12 +4,12 @@ import Foundation
 /// Codable machinery: for code that looks at a few fields of a request and passes its bytes on.
 /// A key given twice reads as its first occurrence, as the wire's decoder reads it.
 public struct PayloadFields {
-    private let members: [(key: String, value: JSONTree)]
+    private let members: [(key: String, value: JSONValue)]
 
     /// nil when `payload` is not one JSON object.
     public init?(_ payload: Data) {
-        guard case .object(let members)? = try? JSONParser.parse(payload) else { return nil }
-        self.members = members
+        guard case .object(let object)? = try? JSONParser.parse(payload) else { return nil }
+        members = object.members
     }
 
     public var isEmpty: Bool { members.isEmpty }
@@ -23,7 +23,7 @@ public struct PayloadFields {
     }
 
     /// The first member named `key`.
-    private func value(_ key: String) -> JSONTree? {
+    private func value(_ key: String) -> JSONValue? {
         members.first { $0.key == key }?.value
     }
 }

@@ -1,20 +1,20 @@
 // The containers `TreeDecoder` hands out, over an object's fields, an array's items or one value.
 
 struct KeyedTreeDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let fields: [(key: String, value: JSONTree)]
+    let fields: [(key: String, value: JSONValue)]
     let path: [any CodingKey]
     var codingPath: [any CodingKey] { path }
 
     var allKeys: [Key] { fields.compactMap { Key(stringValue: $0.key) } }
 
     /// The first field of that name (Foundation keeps the first of duplicate keys too).
-    private func find(_ key: Key) -> JSONTree? {
+    private func find(_ key: Key) -> JSONValue? {
         let name = key.stringValue
         for field in fields where field.key == name { return field.value }
         return nil
     }
 
-    private func require(_ key: Key) throws -> JSONTree {
+    private func require(_ key: Key) throws -> JSONValue {
         guard let value = find(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: path, debugDescription: "no value for \(key.stringValue)"))
         }
@@ -52,19 +52,19 @@ struct KeyedTreeDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
 }
 
 struct UnkeyedTreeDecoding: UnkeyedDecodingContainer {
-    let items: [JSONTree]
+    let items: [JSONValue]
     let path: [any CodingKey]
     var currentIndex = 0
     var codingPath: [any CodingKey] { path }
     var count: Int? { items.count }
     var isAtEnd: Bool { currentIndex >= items.count }
 
-    init(items: [JSONTree], path: [any CodingKey]) {
+    init(items: [JSONValue], path: [any CodingKey]) {
         self.items = items
         self.path = path
     }
 
-    private func next(_ type: Any.Type) throws -> JSONTree {
+    private func next(_ type: Any.Type) throws -> JSONValue {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(type, .init(codingPath: path + [IndexKey(currentIndex)], debugDescription: "unkeyed container is at end"))
         }

@@ -7,7 +7,7 @@ struct KeyedTreeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeNil(forKey key: Key) throws { encoder.fields.append((key.stringValue, .null)) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { encoder.fields.append((key.stringValue, .bool(value))) }
     mutating func encode(_ value: String, forKey key: Key) throws { encoder.fields.append((key.stringValue, .string(value))) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.fields.append((key.stringValue, .number(String(value)))) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { encoder.fields.append((key.stringValue, .number(JSONNumber(value)))) }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         encoder.fields.append((key.stringValue, try TreeEncoder.number(value, codingPath + [key])))
     }
@@ -58,7 +58,7 @@ struct SingleTreeContainer: SingleValueEncodingContainer {
     mutating func encodeNil() throws { encoder.set(.null) }
     mutating func encode(_ value: Bool) throws { encoder.set(.bool(value)) }
     mutating func encode(_ value: String) throws { encoder.set(.string(value)) }
-    mutating func encode(_ value: Int) throws { encoder.set(.number(String(value))) }
+    mutating func encode(_ value: Int) throws { encoder.set(.number(JSONNumber(value))) }
     mutating func encode(_ value: Double) throws { encoder.set(try TreeEncoder.number(value, codingPath)) }
     mutating func encode<T: Encodable>(_ value: T) throws { encoder.set(try TreeEncoder.tree(of: value, path: codingPath)) }
 }

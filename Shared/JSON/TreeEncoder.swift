@@ -12,10 +12,10 @@ final class TreeEncoder: Encoder {
 
     private enum Shape { case empty, single, object, array }
     private var shape = Shape.empty
-    private var single = JSONTree.null
+    private var single = JSONValue.null
     /// The object's fields in the order set; a key set twice keeps its last value (`tree()` sorts).
-    var fields: [(key: String, value: JSONTree)] = []
-    var items: [JSONTree] = []
+    var fields: [(key: String, value: JSONValue)] = []
+    var items: [JSONValue] = []
     /// Slots of `fields` or `items` that a nested encoder fills.
     private var nested: [(slot: Int, encoder: TreeEncoder)] = []
 
@@ -23,63 +23,47 @@ final class TreeEncoder: Encoder {
 
     /// The tree for `value`. Scalars are told apart by their type, which costs a comparison, not a
     /// dynamic cast; everything else encodes itself into a fresh encoder.
-    static func tree<T: Encodable>(of value: T, path: [any CodingKey]) throws -> JSONTree {
+    static func tree<T: Encodable>(of value: T, path: [any CodingKey]) throws -> JSONValue {
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
-        if T.self == Int.self { return .number(String(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Int.self { return .number(JSONNumber(unsafeBitCast(value, to: Int.self))) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), path) }
-        if T.self == Int64.self { return .number(String(unsafeBitCast(value, to: Int64.self))) }
-        if T.self == Int32.self { return .number(String(unsafeBitCast(value, to: Int32.self))) }
-        if T.self == UInt64.self { return .number(String(unsafeBitCast(value, to: UInt64.self))) }
-        if T.self == UInt.self { return .number(String(unsafeBitCast(value, to: UInt.self))) }
+        if T.self == Int64.self { return .number(JSONNumber(unsafeBitCast(value, to: Int64.self))) }
+        if T.self == Int32.self { return .number(JSONNumber(unsafeBitCast(value, to: Int32.self))) }
+        if T.self == UInt64.self { return .number(JSONNumber(unsafeBitCast(value, to: UInt64.self))) }
+        if T.self == UInt.self { return .number(JSONNumber(unsafeBitCast(value, to: UInt.self))) }
         if T.self == Float.self { return try number(Double(unsafeBitCast(value, to: Float.self)), path) }
         if T.self == Data.self { return .string(unsafeBitCast(value, to: Data.self).base64EncodedString()) }
         if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
+        if T.self == JSONValue.self { return try unsafeBitCast(value, to: JSONValue.self).written(path) }
         let encoder = TreeEncoder(path: path)
         try value.encode(to: encoder)
         return encoder.tree()
     }
 
-    static func number(_ value: Double, _ path: @autoclosure () -> [any CodingKey]) throws -> JSONTree {
+    static func number(_ value: Double, _ path: @autoclosure () -> [any CodingKey]) throws -> JSONValue {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, .init(codingPath: path(), debugDescription: "\(value) is not valid JSON"))
         }
-        return JSONTree(number: value)
+        return .number(JSONNumber(value))
     }
 
     /// What was encoded: an empty object when nothing was, as Foundation writes it.
-    func tree() -> JSONTree {
+    func tree() -> JSONValue {
         switch shape {
-        case .empty: return .object([])
+        case .empty: return .object(JSONObject())
         case .single: return single
         case .array:
             for (slot, encoder) in nested { items[slot] = encoder.tree() }
             return .array(items)
         case .object:
             for (slot, encoder) in nested { fields[slot].value = encoder.tree() }
-            return .object(Self.sorted(fields))
+            return .object(JSONObject(members: fields).sorted(keepingLast: true))
         }
-    }
-
-    /// `fields` sorted by key as Foundation's `.sortedKeys` orders them (by Unicode scalar, which UTF-8
-    /// bytes sort the same way), a key set twice keeping the value set last.
-    static func sorted(_ fields: [(key: String, value: JSONTree)]) -> [(key: String, value: JSONTree)] {
-        guard fields.count > 1 else { return fields }
-        let order = fields.indices.sorted { a, b in
-            let (x, y) = (fields[a].key, fields[b].key)
-            return x.utf8.lexicographicallyPrecedes(y.utf8) || (x == y && a < b)
-        }
-        var result: [(key: String, value: JSONTree)] = []
-        result.reserveCapacity(order.count)
-        for (position, index) in order.enumerated()
-        where position + 1 == order.count || fields[order[position + 1]].key != fields[index].key {
-            result.append(fields[index])
-        }
-        return result
     }
 
     /// Sets one value in place of anything encoded before.
-    func set(_ value: JSONTree) {
+    func set(_ value: JSONValue) {
         shape = .single
         single = value
         nested = []
@@ -101,7 +85,7 @@ final class TreeEncoder: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if shape != .object {
             // A value encoded whole before (a body passed on with `code` to add) keeps its fields.
-            if shape == .single, case .object(let existing) = single { fields = existing } else { fields = [] }
+            if shape == .single, case .object(let existing) = single { fields = existing.members } else { fields = [] }
             shape = .object
             nested = []
         }

@@ -19,7 +19,7 @@ struct SignerTests {
             Issue.record("not an object")
             return [:]
         }
-        return fields
+        return fields.dictionary
     }
 
     @Test func aPayloadKeepsItsBytesAndGainsTsAndNonce() throws {

@@ -35,7 +35,7 @@ extension JSONValue {
         switch self {
         case .number(let value): !value.isFinite
         case .array(let items): items.contains { $0.containsNonFinite }
-        case .object(let fields): fields.values.contains { $0.containsNonFinite }
+        case .object(let fields): fields.dictionary.values.contains { $0.containsNonFinite }
         default: false
         }
     }

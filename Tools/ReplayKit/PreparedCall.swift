@@ -30,7 +30,7 @@ struct PreparedCall {
         command = call.command
         recordedReply = call.reply
         var object: [String: JSONValue] = [:]
-        if case .object(let fields) = call.payload { object = fields }
+        if case .object(let fields) = call.payload { object = fields.dictionary }
         object["seq"] = .number(Double(index))
         let encoded = WireCodec.encode(JSONValue.object(object))
         payload = encoded
