@@ -27,38 +27,53 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Shared/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime / client.
+        // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime → bus → events → worker; client.
+        // Two bounded dictionaries every cache and expiring map is made of.
+        .target(name: "Caches", path: "Shared/Caches"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
-        .target(name: "SQLite", dependencies: ["CSQLite"], path: "Shared/SQLite"),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Caches"], path: "Shared/SQLite"),
+        // The JSON codec: parser, tree, Decoder and Encoder, writer (Foundation only).
         .target(name: "JSON", path: "Shared/JSON"),
         .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
-        .target(name: "Runtime", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Client", "Credentials"],
-                path: "Shared/Runtime"),
-        .target(name: "Credentials", dependencies: ["CCrypto"], path: "Shared/Credentials"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials"], path: "Shared/Client"),
+        // Process basics (flags, logging, clock, signals, shard layout): everything links it, none of it touches SQLite.
+        .target(name: "Runtime", dependencies: ["Caches", "ZeroMQ", "Schema", "Credentials"], path: "Shared/Runtime"),
+        // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
+        .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus"),
+        // A service's events: the outbox, following the bus and catching up from publishers.
+        .target(name: "Events", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Credentials", "Client", "Runtime", "Bus"],
+                path: "Shared/Events"),
+        // The worker: the MDP loop that owns dispatch and the transaction, and what a handler plugs into.
+        .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events"],
+                path: "Shared/Worker"),
+        .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials"),
+        .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
+        // Who may sign which command: the gateway checks by it and the client signs by it.
+        .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing"),
 
         // Services: a library with the logic, a thin executable.
-        .target(name: "GatewayKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Credentials", "CMicroHTTPD"],
+        // The gateway holds no data: it links neither SQLite nor the worker.
+        .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "Signing",
+                                                   "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
-        .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Credentials"],
+        .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials"],
                 path: "Services/RegistrationKit"),
-        .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Credentials"],
+        .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Worker", "Credentials"],
                           path: "Services/Registration"),
-        .target(name: "AnalyticsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Credentials"],
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials"],
                 path: "Services/AnalyticsKit"),
-        .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime"],
+        .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime", "Worker"],
                           path: "Services/Analytics"),
 
-        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/TaggingKit"),
-        .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime"], path: "Services/Tagging"),
-        .target(name: "SchedulerKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime"],
+        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker"], path: "Services/TaggingKit"),
+        .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime", "Worker"], path: "Services/Tagging"),
+        .target(name: "SchedulerKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker"],
                 path: "Services/SchedulerKit"),
-        .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime"],
+        .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime", "Worker"],
                           path: "Services/Scheduler"),
-        .target(name: "BadgeKit", dependencies: ["SQLite", "Schema", "Runtime"], path: "Services/BadgeKit"),
-        .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime"], path: "Services/Badge"),
+        .target(name: "BadgeKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker"], path: "Services/BadgeKit"),
+        .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime", "Worker"], path: "Services/Badge"),
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "JSON", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
@@ -73,21 +88,21 @@ let package = Package(
 
         // Benchmarks: executables, never tests (`make bench`).
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
-        .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Schema"], path: "Tools/BenchTagging"),
-        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "JSON", "Runtime", "SQLite", "Schema"],
+        .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Bus", "Events", "Worker", "Schema"], path: "Tools/BenchTagging"),
+        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "Bus", "Events", "Worker", "SQLite", "JSON", "Schema"],
                           path: "Tools/BenchAnalytics"),
         .executableTarget(name: "bench-scheduler",
-                          dependencies: ["SchedulerKit", "Client", "Credentials", "JSON", "Majordomo", "Runtime", "Schema", "SQLite", "ZeroMQ"],
+                          dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Bus", "Events", "Worker", "JSON", "Schema", "SQLite", "ZeroMQ"],
                           path: "Tools/BenchScheduler"),
-        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Schema", "SQLite"],
+        .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite"],
                           path: "Tools/BenchBadge"),
 
-        .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Schema", "SQLite", "Credentials"],
+        .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite", "Credentials"],
                           path: "Tools/BenchHotPath"),
 
         // Tests.
         .testTarget(name: "PushBusTests",
-                    dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Client",
+                    dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
                                    "SchedulerKit", "BadgeKit", "FuzzKit"],
                     path: "Tests/PushBusTests"),

@@ -1,9 +1,11 @@
+import Bus
 import Credentials
 import Foundation
 import JSON
 import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 
 /// The `analytics` service: MA identities (EUIDs), user properties, contacts, channel values, events and
 /// sessions, push statistics, and counts of what other services publish. Works on its storage inside

@@ -1,4 +1,3 @@
-import Runtime
 import SQLite
 
 /// The analytics service's tables, keyed by EUID wherever a row belongs to one user (the shard key).

@@ -4,31 +4,25 @@ import Runtime
 /// The analytics service's own settings: the session timeout (30 minutes unless set), for every app
 /// or per app. Flags `--session-timeout` and `--app-session-timeouts`, or `PUSHBUS_SESSION_TIMEOUT` and
 /// `PUSHBUS_APP_SESSION_TIMEOUTS`.
-public struct AnalyticsSettings: Sendable, Equatable {
+public struct AnalyticsSettings: Options, Equatable {
     /// Seconds without an event after which the next event opens a new session.
-    public var sessionTimeout: Double
+    public var sessionTimeout: Double = 1800
     /// app_key → its own session timeout in seconds.
-    public var appSessionTimeouts: [String: Double]
+    public var appSessionTimeouts: [String: Double] = [:]
 
-    public init(sessionTimeout: Double = 1800, appSessionTimeouts: [String: Double] = [:]) {
-        self.sessionTimeout = sessionTimeout
-        self.appSessionTimeouts = appSessionTimeouts
-    }
+    public init() {}
 
     /// The session timeout of an app.
     public func sessionTimeout(for appKey: String) -> Double { appSessionTimeouts[appKey] ?? sessionTimeout }
 
-    public static let flags: [Flag] = [
-        Flag("session-timeout", default: "1800",
+    public static let options: [Option<AnalyticsSettings>] = [
+        .int("session-timeout", \.sessionTimeout, in: range,
              help: "Seconds of inactivity after which an app's next event starts a new session (1..86400)."),
-        Flag("app-session-timeouts", default: "",
-             help: "Per-app session timeouts overriding --session-timeout: app_key=seconds, comma-separated."),
+        Option("app-session-timeouts", \.appSessionTimeouts,
+               help: "Per-app session timeouts overriding --session-timeout: app_key=seconds, comma-separated.",
+               format: { timeouts in timeouts.sorted { $0.key < $1.key }.map { "\($0.key)=\(Int($0.value))" }.joined(separator: ",") },
+               parse: { text throws(UsageError) in try parse(text) }),
     ]
-
-    public init(_ flags: Flags) throws(UsageError) {
-        sessionTimeout = Double(try flags.int("session-timeout", in: Self.range))
-        appSessionTimeouts = try Self.parse(flags.string("app-session-timeouts"))
-    }
 
     static let range = 1...86_400
 

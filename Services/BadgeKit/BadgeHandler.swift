@@ -1,7 +1,8 @@
+import Bus
 import Foundation
-import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 
 /// The `badge` service: the badge value the server keeps for each device, set by the device
 /// (`setBadge:`) and raised or lowered by pushes (`badge.apply`, idempotent per `msg_id`).

@@ -3,11 +3,8 @@ import GatewayKit
 import Runtime
 import ZeroMQ
 
-let flags = Flags.parseOrExit(program: "gateway",
-                              summary: "PushBus gateway: MDP/0.1 broker, device command routing and event bus.",
-                              flags: GatewayOptions.flags)
-let options: GatewayOptions
-do { options = try GatewayOptions(flags) } catch { Flags.exitUsage("gateway", error) }
+let options = GatewayOptions.parseOrExit(program: "gateway",
+                                        summary: "PushBus gateway: MDP/0.1 broker, device command routing and event bus.")
 let logger = Logger(label: "gateway", level: options.logLevel)
 // Every client of the request endpoint and of /metrics holds a descriptor; a soft limit of 1,024
 // would be the gateway's ceiling long before the machine's.

@@ -1,12 +1,13 @@
 import Credentials
 import Foundation
 import Schema
+import Signing
 
 /// Checks the signed third frame of a request before anything reaches a service (DESIGN.md,
 /// Security): the proof's principal, its HMAC over `command + "\n" + payload` with the principal's
 /// key (derived from server.key, so no lookup), the payload's `ts` within the clock window, a proof
-/// never seen before, and that the principal may call the command. Every failure is code 1008 and
-/// the request goes no further.
+/// never seen before, and that the principal may call the command (`SigningPolicy`, which the
+/// client signs by). Every failure is code 1008 and the request goes no further.
 struct Authenticator {
     static let window: Int64 = 300
 
@@ -39,15 +40,15 @@ struct Authenticator {
     /// proof is looked at when its registration_id is not a string (6017) or, for a device command,
     /// missing (6001); app-wide queries may give a list.
     mutating func check(command: String, known: Command?, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Admission, CommandError> {
-        if claims.registrationIDIsNotString, known?.isAppWide != true {
-            return .failure(.invalid("field registration_id: expected a string"))
+        let rule = SigningPolicy.rule(for: known)
+        if claims.registrationIDIsNotString, rule.device != .filter {
+            return .failure(.invalid("field \(SigningPolicy.deviceField): expected a string"))
         }
-        if let known, known.service != .analytics, !known.isAppWide, known != .appCreate, known != .deviceRegister,
-           claims.registrationID == nil {
-            return .failure(.empty("missing field registration_id"))
+        if rule.device == .required, claims.registrationID == nil {
+            return .failure(.empty("missing field \(SigningPolicy.deviceField)"))
         }
         if body.count == 2 {
-            return known == .deviceRegister ? .success(Admission(body: body, proof: nil, principal: nil)) : .failure(refusal("\(command) must be signed"))
+            return rule.acceptsUnsigned ? .success(Admission(body: body, proof: nil, principal: nil)) : .failure(refusal("\(command) must be signed"))
         }
         guard body.count == 3, let proof = Proof(frame: body[2]) else {
             return .failure(.invalid("the third frame must be a proof: v1 <principal> <hex HMAC-SHA256>"))
@@ -67,7 +68,7 @@ struct Authenticator {
                 newlyDerived = cacheName
             }
         case .app(let appKey):
-            guard claims.appKey == appKey else { return .failure(refusal("the payload names another app_key")) }
+            guard claims.appKey == appKey else { return .failure(refusal("the payload names another \(SigningPolicy.appField)")) }
             let name = "app:" + appKey
             if let cached = derived.key(name) { key = cached } else {
                 key = secrets.masterSecret(appKey: appKey)
@@ -75,7 +76,7 @@ struct Authenticator {
             }
         case .device(let id):
             guard claims.registrationID == id, let appKey = claims.appKey else {
-                return .failure(refusal("the payload names another registration_id"))
+                return .failure(refusal("the payload names another \(SigningPolicy.deviceField)"))
             }
             let name = appKey + "/" + id
             if let cached = derived.key(name) { key = cached } else {
@@ -87,7 +88,7 @@ struct Authenticator {
         guard HMAC.equal(expected, proof.signature) else { return .failure(refusal("proof does not verify")) }
         if let newlyDerived { derived.remember(key, as: newlyDerived) }   // a new key, once it verified
         if case .device(let id) = proof.principal, deleted.contains(id) { return .failure(refusal("device deleted")) }
-        guard may(proof.principal, call: known) else {
+        guard rule.signers.contains(proof.principal.role) else {
             return .failure(refusal("\(proof.principal) may not call \(command)"))
         }
         guard replays.insert(proof.signature, ts: ts, now: now) else { return .failure(refusal("proof already used")) }
@@ -110,23 +111,6 @@ struct Authenticator {
             return .failure(.init("the credential's challenge was not given to this connection, or was spent"))
         }
         return .success(())
-    }
-
-    /// Device commands: that device. App-wide queries: the app. MA commands, which name an EUID
-    /// rather than a device: the device or the app, but erasing a user (`ma.erase`) the app only.
-    /// A re-registration (`device.register` signed): the device or its app. `app.create`: the admin.
-    /// Internal commands (`events.fetch`): PushBus's own services, and the admin.
-    private func may(_ principal: Principal, call command: Command?) -> Bool {
-        guard let command else {
-            if case .service = principal { return true }
-            return principal == .admin
-        }
-        guard command != .appCreate else { return principal == .admin }
-        switch principal {
-        case .admin, .service: return false
-        case .app: return command.isAppWide || command == .deviceRegister || (command.service == .analytics && command != .statsReport)
-        case .device: return !command.isAppWide && command != .maErase
-        }
     }
 
     /// Bytes the derived-key cache holds (`--key-cache-mb` bounds it).

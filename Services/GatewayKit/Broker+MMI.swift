@@ -24,7 +24,7 @@ extension Broker {
 
     /// A sharded service has workers when every one of its shards has.
     func hasWorkers(_ name: String) -> Bool {
-        if name == DeviceRouting.service { return workers.isEmpty == false }
+        if name == Broker.deviceService { return workers.isEmpty == false }
         let shards = options.shards.count(name)
         return (0..<shards).allSatisfy { shard in
             services[ShardHash.serviceName(name, shard: shard, of: shards)].map { !$0.workers.isEmpty } ?? false

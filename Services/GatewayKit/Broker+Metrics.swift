@@ -1,7 +1,6 @@
 import Foundation
 import JSON
 import Majordomo
-import Runtime
 import Schema
 
 /// The `/metrics` page and the topology the gateway reports.

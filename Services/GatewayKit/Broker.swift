@@ -1,3 +1,4 @@
+import Bus
 import Credentials
 import Foundation
 import Majordomo
@@ -13,12 +14,12 @@ public final class Broker {
     public let options: GatewayOptions
     /// Any thread may stop the loop through it.
     public let stopper: Stopper
-    private let logger: Logger
+    let logger: Logger
 
     var router: Socket!
     var authenticator: Authenticator!
     /// Checks the publisher's proof on every event before the bus carries it on.
-    private var eventVerifier: EventVerifier!
+    var eventVerifier: EventVerifier!
     /// Unsigned or forged events dropped, logged at most once a second.
     private var forgedEvents = ThrottledCount()
     /// With `--curve`, who may connect to the bus.
@@ -27,8 +28,8 @@ public final class Broker {
     var metricsServer: MetricsServer?
     var recorder: Recorder?
     var requests: [UInt64: PendingRequest] = [:]
-    private var deadlines: [(id: UInt64, at: Int64)] = []
-    private var deadlineHead = 0
+    var deadlines: [(id: UInt64, at: Int64)] = []
+    var deadlineHead = 0
     var services: [String: ServiceQueue] = [:]
     var workers: [Data: WorkerRecord] = [:]
     var nextID: UInt64 = 1
@@ -37,8 +38,10 @@ public final class Broker {
     private var roundRobin = 0
     private lazy var principalRate = PrincipalRateLimit(appRate: options.appRate, deviceRate: options.deviceRate)
     /// Worker-protocol messages from peers that are not admitted workers, logged at most once a second.
-    private var strangers = ThrottledCount()
+    var strangers = ThrottledCount()
     private lazy var registerRate = RegistrationRateLimit(perSecond: options.registerRate, burst: options.registerBurst)
+    /// The virtual service a device sends every command to; the gateway routes it by the command.
+    public static let deviceService = "device"
     /// Body frames a request may have; device commands have two.
     static let maxBodyFrames = 16
 
@@ -82,7 +85,7 @@ public final class Broker {
         if let address = options.metricsAddress {
             let parts = address.split(separator: ":")
             guard parts.count == 2, let port = UInt16(parts[1]) else {
-                throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "--metrics takes host:port"])
+                throw GatewayError.metricsAddress(address)
             }
             let server = try MetricsServer(host: String(parts[0]), port: port)
             metricsServer = server
@@ -113,11 +116,11 @@ public final class Broker {
         while !stopper.isRequested {
             let now = Clock.milliseconds()
             let ready = try poller.poll(timeout: Int(max(0, min(nextHeartbeat, nextDeadline() ?? nextHeartbeat) - now)))
-            if ready[3] { break }
-            if ready[0] { try readRequests() }
-            if ready[1] { try forward(from: eventsIn, to: eventsOut, publications: true) }
-            if ready[2] { try forward(from: eventsOut, to: eventsIn, publications: false) }
-            if ready.count > 4, ready[4] { try zap?.answerAll() }
+            if ready.contains(stop) { break }
+            if ready.contains(router) { try readRequests() }
+            if ready.contains(eventsIn) { try forward(from: eventsIn, to: eventsOut, publications: true) }
+            if ready.contains(eventsOut) { try forward(from: eventsOut, to: eventsIn, publications: false) }
+            if let zap, ready.contains(zap.socket) { try zap.answerAll() }
             let after = Clock.milliseconds()
             expireRequests(now: after)
             if after >= nextHeartbeat {
@@ -176,8 +179,9 @@ public final class Broker {
         var isUnsignedRegistration = false
         if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
             let known = Command(rawValue: command)
-            if request.service == DeviceRouting.service, known == nil {
-                refuse(sender, request, DeviceRouting.unknownCommand(command), seq: WireCodec.seq(of: request.body[1]))
+            if request.service == Self.deviceService, known == nil {
+                // No signature makes an unknown command routable: refused before any proof is looked at.
+                refuse(sender, request, .invalid("unknown command \(command.prefix(64))"), seq: WireCodec.seq(of: request.body[1]))
                 return
             }
             do {
@@ -221,13 +225,14 @@ public final class Broker {
             refuse(sender, request, .invalid("send to \(ShardHash.baseService(of: target)) or device, not to one of its shards"), seq: seq())
             return
         }
-        if request.service == DeviceRouting.service {
-            switch DeviceRouting.route(request.body) {
-            case .success(let service): target = service.name
-            case .failure(let error):
-                refuse(sender, request, error, seq: seq())
+        if request.service == Self.deviceService {
+            // The virtual service `device`: the command table names the service that owns the command.
+            guard request.body.count == 2, let command = request.body.first.flatMap({ Command(rawValue: String(decoding: $0, as: UTF8.self)) })
+            else {
+                refuse(sender, request, .invalid("a device request is [command, JSON payload]; got \(request.body.count) frames"), seq: seq())
                 return
             }
+            target = command.service.name
         }
         let shards = options.shards.count(target)
         if shards > 1 {
@@ -277,60 +282,7 @@ public final class Broker {
         return id
     }
 
-    private func handleWorker(_ sender: Data, _ command: WorkerMessage) {
-        if case .ready(let service, let credit, let credential) = command {
-            guard workers[sender] == nil, !service.hasPrefix(MDP.mmiPrefix), service != DeviceRouting.service else {
-                removeWorker(sender, reason: "invalid READY")
-                send(to: sender, WorkerMessage.disconnect.frames)
-                return
-            }
-            if case .failure(let refusal) = authenticator.admitWorker(service: service, credit: credit, credential: credential,
-                                                                      peer: Array(sender), now: Int64(Date().timeIntervalSince1970),
-                                                                      nowMilliseconds: Clock.milliseconds()) {
-                logger.warning("worker refused", ["service": String(service.prefix(64)), "reason": refusal.description])
-                metrics.workersRefused += 1
-                send(to: sender, WorkerMessage.disconnect.frames)
-                return
-            }
-            guard services[service] != nil || services.count < Self.maxServices else {
-                send(to: sender, WorkerMessage.disconnect.frames)
-                return
-            }
-            workers[sender] = WorkerRecord(identity: sender, service: service, credit: credit ?? 1, expiry: expiry())
-            services[service, default: ServiceQueue()].workers.append(sender)
-            logger.info("worker joined", ["service": service, "credit": credit ?? 1, "workers": services[service]?.workers.count ?? 0])
-            dispatch(service)
-            return
-        }
-        guard workers[sender] != nil else {
-            // Not an admitted worker: nothing it sends is acted on. A worker that outlived a gateway
-            // restart is told to reconnect (and proves itself again); anyone else learns nothing.
-            strangers.note(now: Clock.milliseconds()) { count in
-                logger.warning("worker messages from peers that are not admitted workers dropped", ["count": count])
-            }
-            if command != .disconnect { send(to: sender, WorkerMessage.disconnect.frames) }
-            return
-        }
-        workers[sender]?.expiry = expiry()
-        switch command {
-        case .reply(let token, let body):
-            guard let id = RequestToken.decode(token), workers[sender]?.inFlight.remove(id) != nil else {
-                logger.debug("reply for an unknown request dropped")
-                return
-            }
-            if let request = requests.removeValue(forKey: id) { answer(request, body) }
-            if let service = workers[sender]?.service { dispatch(service) }
-        case .heartbeat:
-            break
-        case .disconnect:
-            removeWorker(sender, reason: "worker disconnected")
-        case .ready, .request:
-            removeWorker(sender, reason: "protocol error")
-            send(to: sender, WorkerMessage.disconnect.frames)
-        }
-    }
-
-    // MARK: dispatch and expiry
+    // MARK: dispatch
 
     /// Hands waiting requests of `service` to its workers while any has credit left.
     func dispatch(_ service: String) {
@@ -357,59 +309,6 @@ public final class Broker {
             }
         }
         return nil
-    }
-
-    private func nextDeadline() -> Int64? {
-        deadlineHead < deadlines.count ? deadlines[deadlineHead].at : nil
-    }
-
-    /// Answers 6002 to every request whose deadline has passed. A worker still holding one keeps
-    /// the credit until it replies (the late reply is dropped) or dies.
-    private func expireRequests(now: Int64) {
-        while deadlineHead < deadlines.count, deadlines[deadlineHead].at <= now {
-            let id = deadlines[deadlineHead].id
-            deadlineHead += 1
-            if let request = requests.removeValue(forKey: id) {
-                answer(request, CommandError(.timeout, "no answer from \(request.target) in time, retry"))
-            }
-        }
-        if deadlineHead > 4096 && deadlineHead * 2 > deadlines.count {
-            deadlines.removeFirst(deadlineHead)
-            deadlineHead = 0
-        }
-    }
-
-    private func heartbeatWorkers(now: Int64) {
-        for (identity, worker) in workers where worker.expiry < now {
-            removeWorker(identity, reason: "heartbeat expired")
-        }
-        forgetIdleServices()
-        for identity in workers.keys {
-            send(to: identity, WorkerMessage.heartbeat.frames)
-        }
-    }
-
-    /// Drops services with no worker and nothing waiting, so names seen once do not pile up.
-    private func forgetIdleServices() {
-        for name in Array(services.keys) {
-            services[name]?.dropAnswered { requests[$0] != nil }
-            if let queue = services[name], queue.workers.isEmpty, queue.waitingCount == 0 { services[name] = nil }
-        }
-    }
-
-    /// Forgets a worker; the requests it held are answered 6002 at once, never left to hang.
-    private func removeWorker(_ identity: Data, reason: String) {
-        guard let worker = workers.removeValue(forKey: identity) else { return }
-        services[worker.service]?.workers.removeAll { $0 == identity }
-        logger.notice("worker removed", ["service": worker.service, "reason": reason, "in_flight": worker.inFlight.count])
-        for id in worker.inFlight {
-            guard let request = requests.removeValue(forKey: id) else { continue }
-            answer(request, CommandError(.timeout, "the \(worker.service) worker was lost, retry"))
-        }
-    }
-
-    private func expiry() -> Int64 {
-        Clock.milliseconds() + Int64(options.heartbeatMilliseconds * options.liveness)
     }
 
     // MARK: outbound

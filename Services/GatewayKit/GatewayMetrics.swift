@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import JSON
 import Runtime
@@ -34,7 +35,7 @@ struct GatewayMetrics {
     private var countedAt: Int64 = 0
 
     init(shards: ShardMap = ShardMap()) {
-        labels = [DeviceRouting.service]
+        labels = [Broker.deviceService]
         for service in Service.allCases {
             let count = shards.count(service.name)
             labels.insert(service.name)

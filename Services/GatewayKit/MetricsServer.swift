@@ -39,7 +39,7 @@ public final class MetricsServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            throw CocoaError(.formatting, userInfo: [NSLocalizedDescriptionKey: "metrics address \(host) is not IPv4"])
+            throw GatewayError.metricsAddress("\(host):\(port)")
         }
         connectionLimit = Self.connectionLimit(openFiles: OpenFileLimit.current)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -47,7 +47,7 @@ public final class MetricsServer: @unchecked Sendable {
                                    UInt32(Self.perAddressLimit(connections: connectionLimit)),
                                    Self.idleTimeoutSeconds, Self.memoryPerConnection)
         guard daemon != nil else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot serve metrics on \(host):\(port)"])
+            throw GatewayError.metricsUnavailable("\(host):\(port)")
         }
     }
 

@@ -15,7 +15,7 @@ final class Recorder {
     /// Creates (or truncates) `path`. `start` is the monotonic millisecond that counts as t = 0.
     init(path: String, start: Int64) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            throw GatewayError.recordFile(path: path)
         }
         self.file = file
         self.start = start

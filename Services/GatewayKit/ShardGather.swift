@@ -1,7 +1,6 @@
 import Credentials
 import Foundation
 import JSON
-import Runtime
 import Schema
 
 /// Queries that span every shard of a service: how the gateway splits the request and merges the

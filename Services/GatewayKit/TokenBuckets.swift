@@ -1,3 +1,5 @@
+import Caches
+
 /// Token buckets by key (an app, a peer address): each holds up to `burst` tokens and refills at
 /// `perSecond`, so a short burst passes and a sustained excess is refused. Owned by the broker's
 /// thread. As the map grows, buckets that have refilled are swept: a full bucket is the same as
@@ -5,9 +7,8 @@
 struct TokenBuckets<Key: Hashable> {
     let perSecond: Double
     let burst: Double
-    private var buckets: [Key: (tokens: Double, at: Int64)] = [:]
-    /// Past this many buckets, full ones are dropped; doubles with what stays, as ReplayCache does.
-    private var sweepAt = 100_000
+    /// Buckets full again are dropped as they pile up.
+    private var buckets = SweptDictionary<Key, (tokens: Double, at: Int64)>()
 
     init(perSecond: Int, burst: Int) {
         self.perSecond = Double(perSecond)
@@ -25,11 +26,8 @@ struct TokenBuckets<Key: Hashable> {
         }
         bucket.tokens -= 1
         buckets[key] = bucket
-        if buckets.count > sweepAt {
-            let refill = Int64((burst / perSecond * 1000).rounded(.up))
-            buckets = buckets.filter { now - $0.value.at < refill }
-            sweepAt = max(100_000, buckets.count * 2)
-        }
+        let refill = Int64((burst / perSecond * 1000).rounded(.up))
+        buckets.sweepIfLarge { now - $0.at < refill }
         return true
     }
 

@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import Runtime
 import ZeroMQ
@@ -16,8 +17,7 @@ final class ZAPHandler {
     init(context: Context, busPublicKey: String, logger: Logger) throws {
         guard let key = CurveKeys.bytes(of: busPublicKey) else { throw ZMQError(errno: EINVAL, operation: "bus public key") }
         busKey = key
-        socket = try Socket(context, .rep)
-        try socket.bind("inproc://zeromq.zap.01")
+        socket = try Socket.rep(context, bind: "inproc://zeromq.zap.01")
         self.logger = logger
     }
 

@@ -1,8 +1,10 @@
 import Credentials
+import Events
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 
 /// The `registration` service: apps, devices and their registration IDs, tokens, mobile number,
 /// language and time zone. Works on its storage inside the worker's transactions.

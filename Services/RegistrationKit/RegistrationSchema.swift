@@ -1,4 +1,3 @@
-import Runtime
 import SQLite
 
 /// The registration service's tables. Append-only: add a migration, never edit one.

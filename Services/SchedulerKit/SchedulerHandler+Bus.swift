@@ -1,7 +1,7 @@
+import Bus
 import Foundation
-import Runtime
-import Schema
 import SQLite
+import Schema
 
 /// What the scheduler follows on the bus: deleted devices are forgotten, and a device's new time
 /// zone moves its calendar triggers that have no zone of their own.

@@ -1,5 +1,4 @@
 import Foundation
-import Runtime
 import Schema
 import SQLite
 

@@ -1,8 +1,9 @@
 import Foundation
 import JSON
 import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 
 /// The `scheduler` service: each device's local notifications (pending and delivered), fired on
 /// time by the worker loop's ticks, region triggers fired by `location.report`. Works on its storage

@@ -1,6 +1,6 @@
-import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 
 /// The devices the tagging service has seen, with their app and alias. A device is recorded on its
 /// first write here (the registration service owns devices; tagging never reads its database), and

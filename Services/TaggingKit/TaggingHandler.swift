@@ -1,7 +1,10 @@
+import Bus
+import Events
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 
 /// The `tagging` service: tags, aliases, channel subscriptions and audience queries.
 /// Rules and codes follow the MTPush "Tags and Aliases API" and reference/error-codes.md;
@@ -56,45 +59,65 @@ public final class TaggingHandler: RequestHandler {
         }
     }
 
-    // MARK: bus events and timed work
+    // MARK: tags
 
-    public var subscriptions: [Topic] { [.deviceDeleted] }
+    enum TagChange { case add, set, delete }
 
-    /// A deleted device loses its tags, alias and subscriptions here too.
-    public func apply(_ event: BusEvent, in db: Database) throws {
-        let deleted = try event.decode(DeviceDeletedEvent.self).body
-        guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
-        _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
-        try channels.removeAll(db, device: device.id)
-        try devices.delete(db, device: device.id)
-    }
-
-    public func nextTick() -> Date? { nextExpiry.map { Date(timeIntervalSince1970: $0) } }
-
-    /// Purges the subscriptions that expired.
-    public func tick(now: Date, in db: Database) throws {
-        try channels.purgeExpired(db, now: now.timeIntervalSince1970)
-        nextExpiry = try channels.nextExpiry(db)
-    }
-
-    // MARK: shared checks
-
-    /// The app key and registration ID of a device command, validated.
-    func deviceKeys(_ appKey: String?, _ registrationID: String?) throws(CommandError) -> (app: String, id: String) {
-        (try Validate.appKey(appKey), try Validate.registrationID(registrationID))
-    }
-
-    /// A device that may have no entry yet (reads): nil when unknown, 1008 when another app's.
-    func knownDevice(_ db: Database, app: String, id: String) throws -> DeviceIndex.Entry? {
-        guard let found = try devices.find(db, registrationID: id) else { return nil }
-        guard found.appKey == app else { throw CommandError(.appKeyInvalid, "registration_id belongs to another app_key") }
-        return found
-    }
-
-    /// Counts one tag/alias set of the device against its rate limit (6011 when over).
-    func countSet(_ registrationID: String) throws(CommandError) {
-        guard setLimiter.allow(registrationID, now: clock()) else {
-            throw CommandError(.tooFrequent, "more than 10 tag/alias sets in 10 s from this device, try later")
+    /// `tags.add` adds, `tags.set` replaces all, `tags.delete` removes. Checks in the public order:
+    /// null → charset → length → count → total bytes → rate → device cap (6018).
+    func changeTags(_ p: TagsChange, _ change: TagChange, in db: Database) throws -> TagsReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        let names = try TagRules.validateTags(p.tags)
+        try countSet(keys.id)
+        let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+        let held = device.tags
+        let bound = Set(held)
+        var added: [String] = []
+        var removed: [String] = []
+        switch change {
+        case .add:
+            added = try tags.bind(db, device: device.id, appKey: keys.app, names: names.filter { !bound.contains($0) })
+        case .set:
+            let keep = Set(names)
+            removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: held.filter { !keep.contains($0) })
+            added = try tags.bind(db, device: device.id, appKey: keys.app, names: names.filter { !bound.contains($0) })
+        case .delete:
+            removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: names.filter { bound.contains($0) })
         }
+        let count = held.count + added.count - removed.count
+        guard count <= TagRules.maxTagsPerDevice else {
+            throw CommandError(.deviceTagLimit, "the device would hold \(count) tags; at most \(TagRules.maxTagsPerDevice)")
+        }
+        if !added.isEmpty || !removed.isEmpty {
+            try tags.setNames(db, device: device.id, to: bound.subtracting(removed).union(added))
+            try announce(db, keys, added: added, removed: removed)
+        }
+        return TagsReply(tags: names)
+    }
+
+    func cleanTags(_ p: DeviceRef, in db: Database) throws -> TagsReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        try countSet(keys.id)
+        if let device = try knownDevice(db, app: keys.app, id: keys.id) {
+            try announce(db, keys, added: [], removed: try tags.removeAll(db, device: device))
+        }
+        return TagsReply(tags: nil)
+    }
+
+    func getTags(_ p: DeviceRef, in db: Database) throws -> TagsReply {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        return TagsReply(tags: try knownDevice(db, app: keys.app, id: keys.id)?.tags ?? [])
+    }
+
+    func checkTag(_ p: TagCheck, in db: Database) throws -> TagBinding {
+        let keys = try deviceKeys(p.appKey, p.registrationID)
+        let tag = try TagRules.validateTag(p.tag)
+        return TagBinding(tag: tag, isBind: try knownDevice(db, app: keys.app, id: keys.id)?.tags.contains(tag) ?? false)
+    }
+
+    /// Publishes `tags.changed` when anything changed.
+    func announce(_ db: Database, _ keys: (app: String, id: String), added: [String], removed: [String]) throws {
+        guard !added.isEmpty || !removed.isEmpty else { return }
+        try outbox.append(TagsChangedEvent(appKey: keys.app, registrationID: keys.id, added: added, removed: removed), in: db)
     }
 }

@@ -1,4 +1,3 @@
-import Runtime
 import SQLite
 
 /// The tagging service's tables. Devices, tags and channels get integer ids so the audience

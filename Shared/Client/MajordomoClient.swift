@@ -33,7 +33,7 @@ public final class MajordomoClient {
     public func request(_ service: String, _ body: [Data]) throws -> [Data] {
         try send(service, body)
         var poller = Poller([socket])
-        guard try poller.poll(timeout: timeoutMilliseconds)[0], let reply = try receiveReply() else {
+        guard try poller.poll(timeout: timeoutMilliseconds).contains(socket), let reply = try receiveReply() else {
             try abandon()
             throw ClientError.timeout(milliseconds: timeoutMilliseconds)
         }

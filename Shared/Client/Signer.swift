@@ -2,13 +2,13 @@ import Credentials
 import Foundation
 import JSON
 import Schema
+import Signing
 
-/// Signs a client's requests as DESIGN.md's Security section fixes it: a first `device.register`
-/// goes unsigned (a re-registration, which names its `registration_id`, is signed by the device),
-/// `app.create` by the admin, internal commands by the service that asks (or the admin), app-wide
-/// queries by the app,
-/// and device commands by the device. Keys come from replies (`device_secret`, `master_secret`) or,
-/// for tools on the operator's machine, from the deployment's secrets. Owned by one thread.
+/// Signs a client's requests as `SigningPolicy` says, the policy the gateway checks: as the device a
+/// payload names or else the app (`SigningPolicy.clientSigners`), `app.create` as the admin,
+/// internal commands as the service that asks (or the admin), and a first `device.register` not at
+/// all. Keys come from replies (`device_secret`, `master_secret`) or, for tools on the operator's
+/// machine, from the deployment's secrets. Owned by one thread.
 public final class Signer {
     public var adminSecret: String?
     /// On the operator's machine: derives any app's or device's key.
@@ -32,10 +32,14 @@ public final class Signer {
     /// The body to send: `[command, payload with ts and nonce, proof]`, or unchanged when the command
     /// goes unsigned or no key is known (the gateway then answers 1008).
     public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
+        let known = Command(rawValue: command)
         guard let fields = PayloadFields(payload),
-              command != Command.deviceRegister.name || fields.contains("registration_id"),
-              let (principal, key) = signature(command: command, appKey: fields.string("app_key"),
-                                               registrationID: fields.string("registration_id")) else {
+              !SigningPolicy.rule(for: known).goesUnsigned(namingDevice: fields.contains(SigningPolicy.deviceField)) else {
+            return [Data(command.utf8), payload]
+        }
+        let registrationID = fields.string(SigningPolicy.deviceField)
+        let signers = SigningPolicy.clientSigners(for: known, namingDevice: registrationID != nil)
+        guard let (principal, key) = signature(signers, appKey: fields.string(SigningPolicy.appField), registrationID: registrationID) else {
             return [Data(command.utf8), payload]
         }
         let ts = Int64(now.timeIntervalSince1970.rounded(.down))
@@ -78,21 +82,30 @@ public final class Signer {
         }
     }
 
-    private func signature(command: String, appKey: String?, registrationID: String?) -> (Principal, String)? {
-        guard let known = Command(rawValue: command) else {
-            if let service { return (.service(name: service.name), service.key) }
-            return adminSecret.map { (.admin, $0) }
+    /// The first of `signers` this signer holds a key for.
+    private func signature(_ signers: [SigningPolicy.Role], appKey: String?, registrationID: String?) -> (Principal, String)? {
+        for role in signers {
+            if let found = key(role, appKey: appKey, registrationID: registrationID) { return found }
         }
-        guard known != .appCreate else { return adminSecret.map { (.admin, $0) } }
-        if !known.isAppWide, let id = registrationID, let appKey {
-            guard let key = deviceSecrets[id] ?? secrets.map({ secrets in
+        return nil
+    }
+
+    private func key(_ role: SigningPolicy.Role, appKey: String?, registrationID: String?) -> (Principal, String)? {
+        switch role {
+        case .admin:
+            return adminSecret.map { (.admin, $0) }
+        case .service:
+            return service.map { (.service(name: $0.name), $0.key) }
+        case .app:
+            guard let appKey, let key = masterSecrets[appKey] ?? secrets.map({ secrets in
+                derived.key("app:" + appKey) { secrets.masterSecret(appKey: appKey) }
+            }) else { return nil }
+            return (.app(appKey: appKey), key)
+        case .device:
+            guard let id = registrationID, let appKey, let key = deviceSecrets[id] ?? secrets.map({ secrets in
                 derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) }
             }) else { return nil }
             return (.device(registrationID: id), key)
         }
-        guard let appKey, let key = masterSecrets[appKey] ?? secrets.map({ secrets in
-            derived.key("app:" + appKey) { secrets.masterSecret(appKey: appKey) }
-        }) else { return nil }
-        return (.app(appKey: appKey), key)
     }
 }

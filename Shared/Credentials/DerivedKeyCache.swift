@@ -1,33 +1,29 @@
+import Caches
+
 /// Keys derived from server.key (one HMAC each), kept so a busy device or app is not derived again
 /// for every request. Bounded by the bytes it holds (names can be long): past `byteLimit` it starts
 /// over, so memory stays flat whatever the number of devices. A gateway remembers a key only once a
 /// proof made with it has verified, so forged traffic cannot fill it. Owned by one thread.
 public struct DerivedKeyCache {
-    public let byteLimit: Int
-    private var keys: [String: String] = [:]
-    private var bytes = 0
+    private var keys: StartOverCache<String, String>
     /// What one entry costs besides its characters (the dictionary slot, two string headers).
     static let entryOverhead = 64
 
     /// 32 MiB by default: about 200,000 devices' keys (the gateway's `--key-cache-mb`). At 4 MiB a
     /// replay over 200,000 devices started over every 27,000 and derived nearly every key again
     /// (13 % of the gateway).
-    public init(byteLimit: Int = 32 << 20) { self.byteLimit = byteLimit }
+    public init(byteLimit: Int = 32 << 20) { keys = StartOverCache(limit: byteLimit) }
+
+    public var byteLimit: Int { keys.limit }
 
     /// What the entries cost, as counted against `byteLimit`.
-    public var byteCount: Int { bytes }
+    public var byteCount: Int { keys.totalCost }
 
     /// The key remembered under `name`, if any.
     public func key(_ name: String) -> String? { keys[name] }
 
     public mutating func remember(_ key: String, as name: String) {
-        let cost = name.utf8.count + key.utf8.count + Self.entryOverhead
-        guard cost <= byteLimit / 16 else { return }          // a name this long is not worth keeping
-        if bytes + cost > byteLimit {
-            keys.removeAll()
-            bytes = 0
-        }
-        if keys.updateValue(key, forKey: name) == nil { bytes += cost }
+        keys.insert(key, forKey: name, cost: name.utf8.count + key.utf8.count + Self.entryOverhead)
     }
 
     /// The key remembered under `name`, derived by `derive` (and remembered) the first time.

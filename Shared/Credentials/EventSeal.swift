@@ -1,3 +1,4 @@
+import Caches
 import Foundation
 
 /// The signature a publisher puts on each event it sends (frame 3 of `[topic, JSON, proof]`, and the
@@ -14,23 +15,19 @@ public enum EventSeal {
 /// Checks event proofs, deriving each publisher's credential from server.key once. Owned by one thread.
 public struct EventVerifier {
     private let secrets: Secrets
-    private var keys: [String: String] = [:]
-    /// Publisher names are few (a service or a shard of one); past this many (forged names that
-    /// somehow verified cannot exist, but garbage ones are looked up) the cache starts over.
-    static let cacheLimit = 4096
+    /// Publisher names are few (a service or a shard of one); past 4096 (forged names that somehow
+    /// verified cannot exist, but garbage ones are looked up) the cache starts over.
+    private var keys = StartOverCache<String, String>(limit: 4096)
 
     public init(secrets: Secrets) { self.secrets = secrets }
 
     /// The service that signed `event` under `topic`, or nil when `proof` is not a valid publisher's proof.
     public mutating func publisher(topic: String, event: Data, proof: Data) -> String? {
         guard let proof = Proof(frame: proof), case .service(let name) = proof.principal else { return nil }
-        let key: String
-        if let known = keys[name] { key = known } else { key = secrets.serviceSecret(name) }
+        let known = keys[name]
+        let key = known ?? secrets.serviceSecret(name)
         guard HMAC.equal(Proof.signature(key: key, command: topic, payload: event), proof.signature) else { return nil }
-        if keys[name] == nil {
-            if keys.count >= Self.cacheLimit { keys.removeAll() }
-            keys[name] = key
-        }
+        if known == nil { keys.insert(key, forKey: name) }
         return name
     }
 }

@@ -44,7 +44,7 @@ public struct Secrets: Sendable {
                text.count == 64 { return text }
             usleep(10_000)  // another process has just created it and is writing it
         }
-        throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+        throw CredentialsError.unreadableSecret(path: path)
     }
 
     /// The master secret of an app: hex(HMAC-SHA256(server.key, "app:" + app_key)).

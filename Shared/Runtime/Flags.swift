@@ -57,23 +57,21 @@ public struct Flags: Sendable {
     }
 
     public func int(_ name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(UsageError) -> Int {
-        guard let text = values[name], let value = Int(text), range.contains(value) else {
+        try Self.int(values[name] ?? "", name, in: range)
+    }
+
+    public func bool(_ name: String) -> Bool { values[name].map(Self.isOn) ?? false }
+
+    /// `text`, the value of `--name`, as a whole number within `range`.
+    static func int(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
             throw UsageError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
         return value
     }
 
-    public func bool(_ name: String) -> Bool {
-        guard let value = values[name] else { return false }
-        return ["1", "true", "yes", "on"].contains(value.lowercased())
-    }
-
-    public func logLevel() throws(UsageError) -> Logger.Level {
-        guard let level = Logger.Level(name: string("log-level")) else {
-            throw UsageError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
-        }
-        return level
-    }
+    /// Whether a switch's text turns it on.
+    static func isOn(_ text: String) -> Bool { ["1", "true", "yes", "on"].contains(text.lowercased()) }
 
     public var wantsHelp: Bool { bool("help") }
 

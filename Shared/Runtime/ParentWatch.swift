@@ -4,10 +4,6 @@ import Foundation
 /// Stops a process whose launcher died: when the parent is no longer `parent` (the orphan was
 /// adopted by another process), calls `onOrphaned` once. Checked every half second on a timer.
 public final class ParentWatch {
-    /// The flag that turns it on; the launcher and the test harness set it for their children.
-    public static let flag = Flag("parent-pid", default: nil,
-                                  help: "Stop when this process id is no longer our parent (set by the launcher).")
-
     private let timer: any DispatchSourceTimer
 
     /// Nil when `parent` is nil or not a number.
@@ -22,5 +18,13 @@ public final class ParentWatch {
         }
         timer.resume()
         self.timer = timer
+    }
+}
+
+extension Option {
+    /// `--parent-pid`, which turns a `ParentWatch` on; the launcher and the test harness set it for
+    /// their children.
+    public static func parentPID(_ property: WritableKeyPath<Root, String?> & Sendable) -> Option {
+        .optional("parent-pid", property, help: "Stop when this process id is no longer our parent (set by the launcher).")
     }
 }

@@ -1,12 +1,13 @@
+import Caches
+
 /// At most `limit` calls per key in any `window` seconds (a sliding window of call times).
 /// In memory: a device is always served by the same shard, so its counts live in one process
 /// (a restart forgets them, which only ever lets a few more calls through).
 public struct RateLimiter: Sendable {
     public let limit: Int
     public let window: Double
-    private var calls: [String: [Double]] = [:]
-    /// Keys held before stale ones are swept; doubles with the live keys so sweeping stays amortized O(1).
-    private var sweepAt = 100_000
+    /// Each key's recent call times; keys with none left in the window are swept as they pile up.
+    private var calls = SweptDictionary<String, [Double]>()
 
     public init(limit: Int, window: Double) {
         self.limit = limit
@@ -22,15 +23,10 @@ public struct RateLimiter: Sendable {
         }
         recent.append(now)
         calls[key] = recent
-        if calls.count > sweepAt { sweep(now: now) }
+        calls.sweepIfLarge { $0.contains { now - $0 < window } }
         return true
     }
 
     /// How many keys are remembered (for tests and metrics).
     public var trackedKeys: Int { calls.count }
-
-    private mutating func sweep(now: Double) {
-        calls = calls.filter { entry in entry.value.contains { now - $0 < window } }
-        sweepAt = max(100_000, calls.count * 2)
-    }
 }

@@ -5,23 +5,20 @@ import Schema
 /// `<service>-<k>-of-<n>.sqlite` for shard k of n. Starting with a shard count that does not match
 /// the data already in the directory is refused, so a device's data is never silently left behind.
 public struct ShardLayout: Sendable, Equatable {
-    public let index: Int
-    public let count: Int
+    /// This worker's shard, 0-based (`--shard-index`).
+    public var index: Int
+    /// How many shards its service has (`--shard-count`), as the launcher's and the gateway's
+    /// `--shards` map says.
+    public var count: Int
 
     public init(index: Int = 0, count: Int = 1) {
         self.index = index
         self.count = count
     }
 
-    public static let flags: [Flag] = [
-        Flag("shard", default: "0", help: "This worker's shard, 0-based."),
-        Flag("shards", default: "1", help: "How many shards the service has; must match the data directory."),
-    ]
-
-    public init(_ flags: Flags) throws(UsageError) {
-        count = try flags.int("shards", in: 1...1024)
-        index = try flags.int("shard", in: 0...1023)
-        guard index < count else { throw UsageError("--shard must be below --shards (\(count))") }
+    /// Whether `index` is one of `count` shards.
+    public func validate() throws(UsageError) {
+        guard index < count else { throw UsageError("--shard-index must be below --shard-count (\(count))") }
     }
 
     /// The MDP service name this shard's workers announce.

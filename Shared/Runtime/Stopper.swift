@@ -16,16 +16,13 @@ public final class Stopper: Sendable {
 
     /// The loop's end of the pipe. Call on the loop's thread, before any `request()`.
     public func makeReceiver() throws(ZMQError) -> Socket {
-        let socket = try Socket(context, .pull)
-        try socket.bind(endpoint)
-        return socket
+        try Socket.pull(context, bind: endpoint)
     }
 
     /// Wakes the loop and tells it to stop. Safe to call twice and from any thread.
     public func request() {
         guard !requested.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        guard let pipe = try? Socket(context, .push) else { return }
-        try? pipe.connect(endpoint)
+        guard let pipe = try? Socket.push(context, connect: endpoint) else { return }
         try? pipe.send(strings: ["stop"], wait: false)
         pipe.close()
     }

@@ -1,3 +1,4 @@
+import Caches
 import CSQLite
 import Foundation
 
@@ -8,7 +9,9 @@ public final class Database {
     /// The file this connection has open (":memory:" for a private in-memory database).
     public let path: String
     let handle: OpaquePointer
-    private var statements: [String: Statement] = [:]
+    /// Statements kept prepared, at most 512; past it the cache starts over, so queries built with
+    /// a varying shape (IN lists of any length) cannot grow it without bound.
+    private var statements = StartOverCache<String, Statement>(limit: 512)
     private var savepointDepth = 0
 
     /// Opens (creating if needed) the database at `path`; ":memory:" gives a private in-memory one.
@@ -126,15 +129,10 @@ public final class Database {
     /// True while a transaction is open on this connection.
     public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    /// Statements kept prepared at most; past it the cache starts over, so queries built with a
-    /// varying shape (IN lists of any length) cannot grow it without bound.
-    static let statementCacheLimit = 512
-
     private func prepared(_ sql: String) throws(SQLiteError) -> Statement {
         if let cached = statements[sql] { return cached }
         let statement = try Statement(database: self, sql: sql)
-        if statements.count >= Self.statementCacheLimit { statements.removeAll() }
-        statements[sql] = statement
+        statements.insert(statement, forKey: sql)
         return statement
     }
 

@@ -113,7 +113,7 @@ struct AnalyticsEventTests {
     }
 
     @Test func theTimeoutIsAPerAppSetting() throws {
-        let short = try AnalyticsHarness(settings: AnalyticsSettings(sessionTimeout: 1800, appSessionTimeouts: ["app1": 60]))
+        let short = try AnalyticsHarness(settings: AnalyticsSettings { $0.sessionTimeout = 1800; $0.appSessionTimeouts = ["app1": 60] })
         let euid = short.start()
         send([("a", "2025-03-01T10:00:00Z"), ("b", "2025-03-01T10:01:00Z"), ("c", "2025-03-01T10:02:01Z")], to: euid, ma: short)
         #expect(sessions(short) == 2, "app1 splits after 60 s")

@@ -1,9 +1,10 @@
+import Bus
 import Credentials
 import Foundation
 import JSON
-import Runtime
 import Schema
 import Testing
+import Worker
 @testable import AnalyticsKit
 
 /// `stats.report`, `stats.message` and the bus events analytics follows, on a temporary database.

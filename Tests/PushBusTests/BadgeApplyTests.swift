@@ -1,10 +1,11 @@
 import Foundation
 import JSON
-@testable import Runtime
 import Schema
 import Testing
 import ZeroMQ
 @testable import BadgeKit
+@testable import Runtime
+@testable import Worker
 
 /// `badge.apply`: a push's badge for many devices, once per `msg_id`.
 @Suite("badge apply")

@@ -1,6 +1,5 @@
 import Foundation
 import JSON
-import Runtime
 import Schema
 import Testing
 @testable import BadgeKit

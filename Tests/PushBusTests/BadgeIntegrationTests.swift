@@ -116,25 +116,23 @@ struct BadgeIntegrationTests {
         let stack = try TestStack().start(["registration", "badge"])
         let client = try stack.client()
         let id = try client.registerKnownToBadge(1)[0]
-        let subscriber = try Socket(stack.context, .sub)
-        try subscriber.subscribe("badge.changed")
-        try subscriber.connect(stack.eventsOut)
+        let subscriber = try Socket.sub(stack.context, connect: stack.eventsOut, topics: ["badge.changed"])
         var poller = Poller([subscriber])
 
         // The subscription reaches the bus asynchronously: change the badge until an event shows.
         var previous: Event<BadgeChangedEvent>?
         for value in 1...50 where previous == nil {
             #expect(try client.badgeSet(id, value).code == 0)
-            if try poller.poll(timeout: 200)[0], let message = try subscriber.receive() {
+            if try poller.poll(timeout: 200).contains(subscriber), let message = try subscriber.receive() {
                 previous = try JSONDecoder().decode(Event<BadgeChangedEvent>.self, from: message[1])
             }
         }
-        while try poller.poll(timeout: 300)[0], let message = try subscriber.receive() {
+        while try poller.poll(timeout: 300).contains(subscriber), let message = try subscriber.receive() {
             previous = try JSONDecoder().decode(Event<BadgeChangedEvent>.self, from: message[1])
         }
         let pushed = try client.badgeApply([id], "55", msgID: "bus")
         #expect(pushed.code == 0, "\(pushed)")
-        let message = try #require(try poller.poll(timeout: 3000)[0] ? subscriber.receive() : nil)
+        let message = try #require(try poller.poll(timeout: 3000).contains(subscriber) ? subscriber.receive() : nil)
         #expect(message.frames[0] == Data("badge.changed".utf8))
         let event = try JSONDecoder().decode(Event<BadgeChangedEvent>.self, from: message.frames[1])
         #expect(event.body == BadgeChangedEvent(appKey: "app1", registrationID: id, value: 55))

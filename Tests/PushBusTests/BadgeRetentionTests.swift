@@ -1,8 +1,8 @@
 import Credentials
 import Foundation
-import Runtime
 import Schema
 import Testing
+import Worker
 @testable import BadgeKit
 
 /// How long `msg_id`s and deleted-device marks are kept.

@@ -1,7 +1,6 @@
 import Foundation
 import SQLite
 import Testing
-@testable import Runtime
 
 /// The WAL is copied back into the database file by a thread of its own (`WALCheckpointer`), so
 /// commits seldom stall on a checkpoint. In WAL mode nothing but a checkpoint writes the main file,

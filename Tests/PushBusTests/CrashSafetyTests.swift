@@ -14,8 +14,7 @@ struct CrashSafetyTests {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "100", "--request-timeout-ms", "3000"])
             .start(["tagging"])
         let devices = (0..<5000).map { String(format: "%020x", 0xC0FFEE00 + $0) }
-        let caller = try Socket(stack.context, .dealer)
-        try caller.connect(stack.endpoint)
+        let caller = try Socket.dealer(stack.context, connect: stack.endpoint)
         var poller = Poller([caller])
         var acknowledged = Set<Int>()
         var answered = Set<Int>()
@@ -36,7 +35,7 @@ struct CrashSafetyTests {
             usleep(UInt32.random(in: 2_000...40_000, using: &random))
             stack.services["tagging"]?.kill()
             // Every request of the round gets an answer: its reply, or 6002 for what the dead worker held.
-            while answered.count < command, try poller.poll(timeout: 10_000)[0] {
+            while answered.count < command, try poller.poll(timeout: 10_000).contains(caller) {
                 while let message = try caller.receive(wait: false) {
                     let reply = try JSONDecoder().decode(JSONValue.self, from: message[3])
                     guard let seq = reply["seq"]?.number.map({ Int($0) }) else { continue }

@@ -22,6 +22,13 @@ struct CredentialsTests {
         #expect(verified.key(String(repeating: "n", count: 40)) == nil, "an entry over a sixteenth of the limit is not kept")
     }
 
+    @Test func aSecretFileThatHoldsNoSecretIsNamedInTheError() throws {
+        let directory = TestPaths.temporaryDirectory("secrets")
+        try Data("short\n".utf8).write(to: URL(fileURLWithPath: "\(directory)/admin.secret"))
+        #expect(throws: CredentialsError.unreadableSecret(path: "\(directory)/admin.secret")) { try Secrets.load(directory: directory) }
+        #expect(CredentialsError.unreadableSecret(path: "/d/admin.secret").description.hasPrefix("/d/admin.secret does not hold a secret"))
+    }
+
     @Test func randomKeysHaveTheirLengthAndDiffer() {
         let keys = (0..<1000).map { _ in RandomKey.hex(bytes: 13) }
         #expect(keys.allSatisfy { $0.count == 26 && $0.allSatisfy(\.isHexDigit) })

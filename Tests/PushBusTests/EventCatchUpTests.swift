@@ -6,6 +6,7 @@ import Majordomo
 import Schema
 import Testing
 import ZeroMQ
+@testable import Events
 @testable import Runtime
 
 /// How a subscriber catches up: `events.fetch` with topics, against the real registration worker,
@@ -81,8 +82,7 @@ struct EventCatchUpTests {
     final class MuteWorker {
         let socket: Socket
         init(_ stack: TestStack, service: String) throws {
-            socket = try Socket(stack.context, .dealer)
-            try socket.connect(stack.endpoint)
+            socket = try Socket.dealer(stack.context, connect: stack.endpoint)
             try stack.admit(socket, as: service, credit: 8)
         }
         func requestsReceived(waiting milliseconds: Int) throws -> Int {
@@ -90,7 +90,7 @@ struct EventCatchUpTests {
             var poller = Poller([socket])
             let deadline = Clock.milliseconds() + Int64(milliseconds)
             while Clock.milliseconds() < deadline {
-                guard try poller.poll(timeout: 50)[0] else { continue }
+                guard try poller.poll(timeout: 50).contains(socket) else { continue }
                 while let message = try socket.receive(wait: false) {
                     if case .request? = try? WorkerMessage(frames: message.frames[...]) { count += 1 }
                 }
@@ -128,14 +128,13 @@ struct EventCatchUpTests {
         private var running = true
 
         init(_ stack: TestStack, service: String) throws {
-            socket = try Socket(stack.context, .dealer)
-            try socket.connect(stack.endpoint)
+            socket = try Socket.dealer(stack.context, connect: stack.endpoint)
             try stack.admit(socket, as: service, credit: 8)
             Thread { [self] in
                 while lock.withLock({ running }) {
                     try? socket.send(WorkerMessage.heartbeat.frames)
                     var poller = Poller([socket])
-                    if (try? poller.poll(timeout: 100))?[0] == true { while (try? socket.receive(wait: false)) != nil {} }
+                    if (try? poller.poll(timeout: 100))?.contains(socket) == true { while (try? socket.receive(wait: false)) != nil {} }
                 }
                 socket.close()
                 stopped.signal()

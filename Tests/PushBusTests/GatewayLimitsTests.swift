@@ -22,12 +22,11 @@ struct GatewayLimitsTests {
 
     /// Sends `messages` (each with its own `seq`) on one DEALER as fast as it goes; each reply by seq.
     func repliesBySeq(_ stack: TestStack, _ messages: [Message]) throws -> [Int: JSONValue] {
-        let caller = try Socket(stack.context, .dealer)
-        try caller.connect(stack.endpoint)
+        let caller = try Socket.dealer(stack.context, connect: stack.endpoint)
         for message in messages { try caller.send(message) }
         var poller = Poller([caller])
         var replies: [Int: JSONValue] = [:]
-        while replies.count < messages.count, try poller.poll(timeout: 5000)[0] {
+        while replies.count < messages.count, try poller.poll(timeout: 5000).contains(caller) {
             while let message = try caller.receive(wait: false) {
                 let reply = try JSONDecoder().decode(JSONValue.self, from: message[3])
                 replies[Int(reply["seq"]?.number ?? -1)] = reply

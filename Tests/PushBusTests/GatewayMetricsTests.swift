@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 import Testing
 @testable import GatewayKit
 
@@ -19,6 +20,11 @@ struct GatewayMetricsTests {
         let page = metrics.render(queues: [:])
         #expect(!page.contains("made-up"))
         #expect(page.utf8.count < 20_000, "the page does not grow with the names: \(page.utf8.count) bytes")
+    }
+
+    @Test func aMetricsAddressThatIsNotIPv4IsAGatewayError() {
+        #expect(throws: GatewayError.metricsAddress("::1:5556")) { try MetricsServer(host: "::1", port: 5556) }
+        #expect(GatewayError.metricsAddress("x").description == "--metrics takes an IPv4 host:port, not x")
     }
 
     @Test func otherWorkersServicesGetTheirOwnLabelUpToALimit() {

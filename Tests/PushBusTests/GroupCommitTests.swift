@@ -2,26 +2,34 @@ import Credentials
 import Foundation
 import JSON
 import Majordomo
-import Schema
 import SQLite
+import Schema
 import Testing
 import ZeroMQ
+@testable import Events
 @testable import RegistrationKit
 @testable import Runtime
+@testable import Worker
 
 @Suite("group commit")
 struct GroupCommitTests {
     let directory = TestPaths.temporaryDirectory("group")
+
+    /// A registration handler with app `a`, and a worker on it (never run: its batches are called directly).
+    func registration(_ name: String) throws -> (RegistrationHandler, ServiceWorker) {
+        let handler = try RegistrationHandler(path: "\(directory)/\(name).sqlite", secrets: .forTests)
+        _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
+        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
+                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        return (handler, worker)
+    }
 
     func body(_ command: String, _ payload: [String: JSONValue]) -> [Data] {
         [Data(command.utf8), WireCodec.encode(JSONValue.object(payload))]
     }
 
     @Test func aBatchCommitsTogetherAndAFailingRequestStaysAlone() throws {
-        let handler = try RegistrationHandler(path: "\(directory)/r.sqlite", secrets: .forTests)
-        _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
-        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
-                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        let (handler, worker) = try registration("r")
         let register = ["app_key": "a".json, "platform": "ios".json]
         let replies = worker.answer([
             body("device.register", register.merging(["device_id": "one".json, "seq": .number(1)]) { $1 }),
@@ -41,10 +49,7 @@ extension GroupCommitTests {
     /// A batch slower than its deadline commits what it took and leaves the rest for the next part,
     /// so the worker can answer (and be heard by the gateway) before the whole batch is done.
     @Test func aBatchPastItsDeadlineCommitsThePartItTook() throws {
-        let handler = try RegistrationHandler(path: "\(directory)/deadline.sqlite", secrets: .forTests)
-        _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
-        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
-                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        let (handler, worker) = try registration("deadline")
         let bodies = (1...3).map { body("device.register", ["app_key": "a".json, "platform": "ios".json, "seq": .number(Double($0))]) }
         let first = worker.answer(bodies, until: Clock.milliseconds() - 1)
         #expect(first.count == 1, "past its deadline, a part still takes one request")
@@ -57,10 +62,7 @@ extension GroupCommitTests {
 
 extension GroupCommitTests {
     @Test func aStorageFailureIsAnswered6024AndNothingIsKept() throws {
-        let handler = try RegistrationHandler(path: "\(directory)/broken.sqlite", secrets: .forTests)
-        _ = reply(handler, "app.create", ["name": "a".json, "app_key": "a".json])
-        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
-                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        let (handler, worker) = try registration("broken")
         try handler.storage.store.read { db in try db.execute("PRAGMA query_only = 1") }
         let replies = worker.answer([body("device.register", ["app_key": "a".json, "platform": "ios".json, "seq": .number(4)])])
             .map { try? JSONDecoder().decode(JSONValue.self, from: $0) }

@@ -104,12 +104,11 @@ struct MetricsTests {
 
     @Test func madeUpServiceNamesAreCountedUnderOneLabel() throws {
         let stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "300"]).start()
-        let caller = try Socket(stack.context, .dealer)
-        try caller.connect(stack.endpoint)
+        let caller = try Socket.dealer(stack.context, connect: stack.endpoint)
         for n in 0..<300 { try caller.send(ClientMessage(service: "made-up-\(n)", strings: ["x"]).frames) }
         var poller = Poller([caller])
         var replies = 0
-        while replies < 300, try poller.poll(timeout: 5000)[0] {
+        while replies < 300, try poller.poll(timeout: 5000).contains(caller) {
             while try caller.receive(wait: false) != nil { replies += 1 }
         }
         #expect(replies == 300, "each answered 6002 at its deadline")

@@ -1,7 +1,8 @@
+import Events
 import Foundation
-import Runtime
 import SQLite
 import Testing
+import Worker
 
 /// The ledger remembers a proof by its request's `ts` as long as any gateway could accept it.
 @Suite("proof ledger")

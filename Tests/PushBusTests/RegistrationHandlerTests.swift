@@ -1,7 +1,6 @@
 import Credentials
 import Foundation
 import JSON
-import Runtime
 import Schema
 import Testing
 @testable import RegistrationKit

@@ -78,22 +78,20 @@ struct RegistrationIntegrationTests {
     @Test func registrationsAndDeletionsArePublishedOnTheBus() throws {
         let stack = try TestStack().start()
         let client = try stack.client()
-        let subscriber = try Socket(stack.context, .sub)
-        try subscriber.subscribe("device.")
-        try subscriber.connect(stack.eventsOut)
+        let subscriber = try Socket.sub(stack.context, connect: stack.eventsOut, topics: ["device."])
         var poller = Poller([subscriber])
 
         // Subscriptions travel to the publisher asynchronously: register until the first event shows.
         var first: Message?
         for _ in 0..<50 where first == nil {
             _ = try client.register()
-            if try poller.poll(timeout: 200)[0] { first = try subscriber.receive() }
+            if try poller.poll(timeout: 200).contains(subscriber) { first = try subscriber.receive() }
         }
-        while try poller.poll(timeout: 300)[0] { first = try subscriber.receive() }
+        while try poller.poll(timeout: 300).contains(subscriber) { first = try subscriber.receive() }
         let previous = try JSONDecoder().decode(Event<DeviceRegisteredEvent>.self, from: try #require(first).frames[1])
 
         let id = try client.register(appKey: "events-app")
-        let registered = try #require(try poller.poll(timeout: 3000)[0] ? subscriber.receive() : nil)
+        let registered = try #require(try poller.poll(timeout: 3000).contains(subscriber) ? subscriber.receive() : nil)
         #expect(registered.frames[0] == Data("device.registered".utf8))
         let event = try JSONDecoder().decode(Event<DeviceRegisteredEvent>.self, from: registered.frames[1])
         #expect(event.body == DeviceRegisteredEvent(appKey: "events-app", registrationID: id, platform: "ios"))
@@ -102,7 +100,7 @@ struct RegistrationIntegrationTests {
         #expect(event.time.hasSuffix("Z"))
 
         #expect(try client.json("device.delete", ["app_key": "events-app".json, "registration_id": id.json]).code == 0)
-        let deleted = try #require(try poller.poll(timeout: 3000)[0] ? subscriber.receive() : nil)
+        let deleted = try #require(try poller.poll(timeout: 3000).contains(subscriber) ? subscriber.receive() : nil)
         #expect(deleted.frames[0] == Data("device.deleted".utf8))
         let gone = try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: deleted.frames[1])
         #expect(gone.body.registrationID == id)
@@ -124,21 +122,20 @@ struct RegistrationIntegrationTests {
         var subscribed = false
         for _ in 0..<50 where !subscribed {
             _ = try client.register()
-            subscribed = try poller.poll(timeout: 200)[0]
+            subscribed = try poller.poll(timeout: 200).contains(subscriber)
         }
-        while try poller.poll(timeout: 300)[0] { _ = try subscriber.receive() }
+        while try poller.poll(timeout: 300).contains(subscriber) { _ = try subscriber.receive() }
 
         let burst = 5000
         _ = try client.json("app.create", ["name": "burst".json, "app_key": "burst".json])
-        let caller = try Socket(stack.context, .dealer)
-        try caller.connect(stack.endpoint)
+        let caller = try Socket.dealer(stack.context, connect: stack.endpoint)
         for n in 0..<burst {
             try caller.send(ClientMessage(service: "device", strings: ["device.register", #"{"app_key":"burst","platform":"ios","seq":\#(n)}"#]).frames)
         }
         var replies = 0
         var refusals: [String: Int] = [:]
         var callerPoller = Poller([caller])
-        while replies < burst, try callerPoller.poll(timeout: 10_000)[0] {
+        while replies < burst, try callerPoller.poll(timeout: 10_000).contains(caller) {
             while let reply = try caller.receive(wait: false) {
                 replies += 1
                 let body = reply.frames.last.map { String(decoding: $0, as: UTF8.self) } ?? ""
@@ -148,7 +145,7 @@ struct RegistrationIntegrationTests {
         #expect(replies == burst)
         #expect(refusals.isEmpty, "every registration of the burst succeeds")
         var events = 0
-        while events < burst, try poller.poll(timeout: 5000)[0] {
+        while events < burst, try poller.poll(timeout: 5000).contains(subscriber) {
             while try subscriber.receive(wait: false) != nil { events += 1 }
         }
         #expect(events == burst, "no event of the burst is dropped on the way")

@@ -1,10 +1,10 @@
 import Credentials
 import Foundation
 import JSON
-import Runtime
-import Schema
 import SQLite
+import Schema
 import Testing
+import Worker
 @testable import SchedulerKit
 
 /// The timer: firing on time, repeating, restarts, regions and what the bus tells the scheduler.
@@ -58,7 +58,7 @@ struct SchedulerFiringTests {
     }
 
     @Test func deliveredHistoryKeepsTheNewest() throws {
-        let harness = try SchedulerHarness(settings: SchedulerSettings(deliveredHistory: 3))
+        let harness = try SchedulerHarness(settings: SchedulerSettings { $0.deliveredHistory = 3 })
         for index in 1...5 { _ = harness.add("n\(index)", TriggerJSON.interval(Double(index))) }
         harness.advance(5)
         try harness.tickUntilIdle()
@@ -112,7 +112,7 @@ struct SchedulerFiringTests {
     }
 
     @Test func theLatenessIsASetting() throws {
-        let strict = try SchedulerHarness(settings: SchedulerSettings(lateness: 60))
+        let strict = try SchedulerHarness(settings: SchedulerSettings { $0.lateness = 60 })
         _ = strict.add("a", TriggerJSON.interval(10))
         _ = strict.add("b", TriggerJSON.interval(100))
         strict.advance(150)

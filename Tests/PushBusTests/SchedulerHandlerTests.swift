@@ -1,6 +1,5 @@
 import Foundation
 import JSON
-import Runtime
 import Schema
 import Testing
 @testable import SchedulerKit
@@ -110,7 +109,7 @@ struct SchedulerHandlerTests {
     }
 
     @Test func theLimitIsASetting() throws {
-        let small = try SchedulerHarness(settings: SchedulerSettings(maxPending: 2))
+        let small = try SchedulerHarness(settings: SchedulerSettings { $0.maxPending = 2 })
         #expect(small.add("a", TriggerJSON.interval(60)).code == 0)
         #expect(small.add("b", TriggerJSON.region(0, 0, radius: 10)).code == 0)
         #expect(small.add("c", TriggerJSON.interval(60)).code == 6102, "region requests count too")

@@ -43,9 +43,7 @@ struct SchedulerIntegrationTests {
         var received: [LocalFiredEvent] = []
 
         init(_ stack: TestStack) throws {
-            socket = try Socket(stack.context, .sub)
-            try socket.subscribe("local.fired")
-            try socket.connect(stack.eventsOut)
+            socket = try Socket.sub(stack.context, connect: stack.eventsOut, topics: ["local.fired"])
         }
 
         deinit { socket.close() }
@@ -56,7 +54,7 @@ struct SchedulerIntegrationTests {
             let deadline = Date().addingTimeInterval(seconds)
             var poller = Poller([socket])
             while Date() < deadline {
-                guard try poller.poll(timeout: 100)[0], let message = try socket.receive() else { continue }
+                guard try poller.poll(timeout: 100).contains(socket), let message = try socket.receive() else { continue }
                 let event = try JSONDecoder().decode(Event<LocalFiredEvent>.self, from: message[1]).body
                 received.append(event)
                 if predicate(event) { return event }

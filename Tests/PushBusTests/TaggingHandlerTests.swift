@@ -1,10 +1,12 @@
+import Bus
 import Credentials
 import Foundation
 import JSON
 import Runtime
-import Schema
 import SQLite
+import Schema
 import Testing
+import Worker
 @testable import TaggingKit
 
 @Suite("tagging handler")

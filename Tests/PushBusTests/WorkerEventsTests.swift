@@ -1,11 +1,14 @@
 import Client
 import Foundation
 import JSON
-import Schema
 import SQLite
+import Schema
 import Testing
 import ZeroMQ
+@testable import Bus
+@testable import Events
 @testable import Runtime
+@testable import Worker
 
 /// A service written in the test: it forgets deleted devices it hears of on the bus and, once,
 /// publishes an event from a timer. Its loop is the real `ServiceWorker` against a real gateway.
@@ -48,13 +51,17 @@ final class ProbeHandler: RequestHandler {
 struct WorkerEventsTests {
     @Test func aWorkerAppliesBusEventsAndRunsItsTimer() throws {
         let stack = try TestStack().start()
-        let subscriber = try Socket(stack.context, .sub)
-        try subscriber.subscribe("device.registered")
-        try subscriber.connect(stack.eventsOut)
+        let subscriber = try Socket.sub(stack.context, connect: stack.eventsOut, topics: ["device.registered"])
 
         let handler = try ProbeHandler(path: "\(stack.dataDirectory)/probe.sqlite", tickAt: Date().addingTimeInterval(1.5))
-        let options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
-                                    dataDirectory: stack.dataDirectory, heartbeatMilliseconds: 200, credit: 8)
+        let options = WorkerOptions {
+            $0.endpoint = stack.endpoint
+            $0.eventsIn = stack.eventsIn
+            $0.eventsOut = stack.eventsOut
+            $0.dataDirectory = stack.dataDirectory
+            $0.heartbeatMilliseconds = 200
+            $0.credit = 8
+        }
         nonisolated(unsafe) let worker = ServiceWorker(service: "probe", options: options, handler: handler,
                                                        context: stack.context, logger: Logger(label: "probe", level: .error))
         let finished = DispatchSemaphore(value: 0)
@@ -89,7 +96,7 @@ struct WorkerEventsTests {
         var fromTimer: Event<DeviceRegisteredEvent>?
         let timerDeadline = Date().addingTimeInterval(10)
         while fromTimer == nil && Date() < timerDeadline {
-            guard try poller.poll(timeout: 500)[0], let message = try subscriber.receive() else { continue }
+            guard try poller.poll(timeout: 500).contains(subscriber), let message = try subscriber.receive() else { continue }
             let event = try JSONDecoder().decode(Event<DeviceRegisteredEvent>.self, from: message[1])
             if event.publisher == "probe" { fromTimer = event }
         }
@@ -128,8 +135,14 @@ struct ReliableEventsTests {
     /// Runs a recorder worker on its own thread until the returned stop function is called.
     func startRecorder(_ stack: TestStack, path: String, retentionHours: Int = 72) throws -> (RecorderHandler, () -> Void) {
         let handler = try RecorderHandler(path: path)
-        var options = WorkerOptions(broker: stack.endpoint, events: stack.eventsIn, eventsOut: stack.eventsOut,
-                                    dataDirectory: stack.dataDirectory, heartbeatMilliseconds: 200, credit: 8)
+        var options = WorkerOptions {
+            $0.endpoint = stack.endpoint
+            $0.eventsIn = stack.eventsIn
+            $0.eventsOut = stack.eventsOut
+            $0.dataDirectory = stack.dataDirectory
+            $0.heartbeatMilliseconds = 200
+            $0.credit = 8
+        }
         options.eventRetentionHours = retentionHours
         nonisolated(unsafe) let worker = ServiceWorker(service: "recorder", options: options, handler: handler,
                                                        context: stack.context, logger: Logger(label: "recorder", level: .critical))

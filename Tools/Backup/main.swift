@@ -8,15 +8,10 @@ import SQLite
 // services, put the copies (and admin.secret, server.key) back in the data directory, start again.
 // The copies hold what the databases hold: the directory is 0700 and every copy 0600.
 PrivateFiles.restrictNewFiles()
-let flags = Flags.parseOrExit(program: "pushbus-backup",
-                              summary: "Online backup of every PushBus database in a data directory.",
-                              flags: [
-                                  Flag("data-dir", default: "./data", help: "The data directory to back up."),
-                                  Flag("out", default: nil, help: "Directory for the copies (created; must be empty or new)."),
-                              ])
+let options = BackupOptions.parseOrExit(program: "pushbus-backup", summary: "Online backup of every PushBus database in a data directory.")
 do {
-    guard let out = flags.optionalString("out") else { throw UsageError("give --out DIR") }
-    let source = flags.string("data-dir")
+    guard let out = options.out else { throw UsageError("give --out DIR") }
+    let source = options.dataDirectory
     try PrivateFiles.prepareDirectory(out)
     let files = try FileManager.default.contentsOfDirectory(atPath: source).filter { $0.hasSuffix(".sqlite") }.sorted()
     for file in files {

@@ -2,21 +2,36 @@ import AnalyticsKit
 import Foundation
 import JSON
 import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 
 /// Ingests MA events through the analytics handler in SDK-sized batches, group-committed as the worker loop
 /// does, side by side with a plain batched SQLite insert of the same rows, then times `stats.events` queries
 /// over them. Both databases are durable (WAL, synchronous=FULL) in one directory.
 final class IngestBench {
-    struct Settings {
+    /// From flags; each property's initial value is its flag's default.
+    struct Settings: Options {
         var events = 1_000_000
         var batch = 50
         var credit = 64
         var users = 2000
         var days = 30
         var rounds = 10
+        /// Empty: a new temporary directory, removed after.
         var directory = ""
+
+        init() {}
+
+        static let options: [Option<Settings>] = [
+            .int("events", \.events, in: 1...100_000_000, help: "Events to ingest."),
+            .int("batch", \.batch, in: 1...500, help: "Events per ma.events request (the SDK flushes 50..500)."),
+            .int("credit", \.credit, in: 1...10_000, help: "Requests per group commit, as the worker's --credit."),
+            .int("users", \.users, in: 1...1_000_000, help: "EUIDs sending events."),
+            .int("days", \.days, in: 1...3650, help: "Days the event times spread over."),
+            .int("rounds", \.rounds, in: 1...1000, help: "Alternations between the service and the plain insert."),
+            .string("dir", \.directory, help: "Directory for the two databases (default: a new temporary one, removed after)."),
+        ]
     }
 
     /// One event as both sides store it.

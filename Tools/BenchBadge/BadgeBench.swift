@@ -1,10 +1,12 @@
 import BadgeKit
+import Bus
 import Client
 import Credentials
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
+import Worker
 import ZeroMQ
 
 /// `badge.apply "+1"` to every seeded device in batches, three ways side by side in one run, each on its
@@ -12,25 +14,29 @@ import ZeroMQ
 /// same rows, the badge handler in this process, and the real `gateway` + `badge` executables over TCP.
 struct BadgeBench {
     static let summary = "Benchmark: badge.apply \"+1\" to many devices in batches, against a plain batched SQLite update."
-    static let flags: [Flag] = [
-        Flag("devices", default: "100000", help: "Devices seeded and pushed to in each round."),
-        Flag("batch", default: "1000", help: "Registration IDs per badge.apply (at most 1000)."),
-        Flag("rounds", default: "5", help: "Rounds; each runs the three ways one after the other."),
-        Flag("base-port", default: "7655", help: "Gateway ports: base (requests), base+2 (events in), base+3 (events out)."),
-    ]
-
-    let devices: Int
-    let batch: Int
-    let rounds: Int
-    let basePort: Int
+    let settings: Settings
     let directory = NSTemporaryDirectory() + "bench-badge-\(UUID().uuidString.prefix(8))"
     let appKey = "bench"
+    var devices: Int { settings.devices }
+    var batch: Int { settings.batch }
+    var rounds: Int { settings.rounds }
+    var basePort: Int { settings.basePort }
 
-    init(_ flags: Flags) throws(UsageError) {
-        devices = try flags.int("devices", in: 1...10_000_000)
-        batch = try flags.int("batch", in: 1...BadgeHandler.maxDevicesPerApply)
-        rounds = try flags.int("rounds", in: 1...100)
-        basePort = try flags.int("base-port", in: 1024...65_000)
+    /// From flags; each property's initial value is its flag's default.
+    struct Settings: Options {
+        var devices = 100_000
+        var batch = 1000
+        var rounds = 5
+        var basePort = 7655
+
+        init() {}
+
+        static let options: [Option<Settings>] = [
+            .int("devices", \.devices, in: 1...10_000_000, help: "Devices seeded and pushed to in each round."),
+            .int("batch", \.batch, in: 1...BadgeHandler.maxDevicesPerApply, help: "Registration IDs per badge.apply (at most 1000)."),
+            .int("rounds", \.rounds, in: 1...100, help: "Rounds; each runs the three ways one after the other."),
+            .int("base-port", \.basePort, in: 1024...65_000, help: "Gateway ports: base (requests), base+2 (events in), base+3 (events out)."),
+        ]
     }
 
     func run() throws {

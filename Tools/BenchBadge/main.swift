@@ -1,9 +1,9 @@
 import Foundation
 import Runtime
 
-let flags = Flags.parseOrExit(program: "bench-badge", summary: BadgeBench.summary, flags: BadgeBench.flags)
+let settings = BadgeBench.Settings.parseOrExit(program: "bench-badge", summary: BadgeBench.summary)
 do {
-    let bench = try BadgeBench(flags)
+    let bench = BadgeBench(settings: settings)
     try bench.run()
     exit(0)
 } catch let error as UsageError {

@@ -1,12 +1,15 @@
 // The pieces of a tagging request's path inside the worker, timed one by one in process, so a
 // profile of the whole stack can be read against them: JSON in and out, the outbox, single SQLite
 // statements, savepoints, and whole tags.add / tags.get calls at 1000 per transaction.
+import Bus
 import Credentials
+import Events
 import Foundation
 import Runtime
-import Schema
 import SQLite
+import Schema
 import TaggingKit
+import Worker
 
 func time(_ label: String, _ n: Int, _ body: () throws -> Void) rethrows {
     let start = Clock.microseconds()
@@ -74,7 +77,7 @@ time("event check (subscriber: proof + header)", n) {
 }
 time("event header only (before signing)", n) { for _ in 0..<n { _ = BusEvent(topic: "tags.changed", data: eventData) } }
 let handler = try TaggingHandler(path: directory + "/t.sqlite", clock: { 0 })
-let dispatcher = Dispatcher(handler)
+let handle = { (request: Request) in ServiceWorker.reply(to: request, handler: handler) }
 let devices = (0..<20_000).map { String(format: "%020d", $0) }
 let vocabulary = (0..<200).map { "t\($0)" }
 var k = 0
@@ -85,7 +88,7 @@ try time("handler tags.add 3 tags (1000/txn)", n) {
                 k += 1
                 let p = WireCodec.encode(TagsChange(appKey: "bench", registrationID: devices[k % devices.count],
                                                     tags: [vocabulary[k % 200], vocabulary[(k * 7) % 200], vocabulary[(k * 13) % 200]]))
-                _ = dispatcher.reply(to: Request(command: "tags.add", payload: p))
+                _ = handle(Request(command: "tags.add", payload: p))
             }
         }
     }
@@ -96,7 +99,7 @@ try time("handler tags.get (1000/txn)", n) {
             for _ in 0..<1000 {
                 k += 1
                 let p = WireCodec.encode(DeviceRef(appKey: "bench", registrationID: devices[k % devices.count]))
-                _ = dispatcher.reply(to: Request(command: "tags.get", payload: p))
+                _ = handle(Request(command: "tags.get", payload: p))
             }
         }
     }

@@ -24,7 +24,7 @@ final class FiredCollector {
     func collect(_ identifier: String, count: Int, until deadline: Date) throws -> Int {
         var poller = Poller([socket])
         while (arrivals[identifier]?.count ?? 0) < count && Date() < deadline {
-            guard try poller.poll(timeout: 50)[0] else { continue }
+            guard try poller.poll(timeout: 50).contains(socket) else { continue }
             while let message = try socket.receive(wait: false) {
                 let arrived = Date().timeIntervalSince1970
                 let event = try JSONTreeDecoder().decode(Event<LocalFiredEvent>.self, from: message[1]).body

@@ -33,7 +33,7 @@ struct Pipeline {
                 next += 1
             }
             guard Date() < deadline else { throw BenchError("replies stopped after \(codes.count) of \(requests.count)") }
-            guard try poller.poll(timeout: 100)[0] else { continue }
+            guard try poller.poll(timeout: 100).contains(socket) else { continue }
             while let message = try socket.receive(wait: false) {
                 let reply = try ClientMessage(frames: message.frames[...])
                 let json = try JSONTreeDecoder().decode(JSONValue.self, from: reply.body.first ?? Data())

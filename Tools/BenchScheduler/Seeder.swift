@@ -1,7 +1,8 @@
 import Foundation
 import Runtime
-import Schema
 import SchedulerKit
+import Schema
+import Worker
 
 /// Fills a scheduler database through the real handler, the way group-committed `local.add`
 /// calls would: `perDevice` requests for each of `devices` devices, a mix of every trigger kind,

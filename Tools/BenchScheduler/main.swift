@@ -10,18 +10,35 @@ import ZeroMQ
 // beside an empty one in the same run: start-up time, memory, and how late a burst of 10,000
 // requests due in the same second fires. Run the release build: `.build/release/bench-scheduler`.
 
-let flags = Flags.parseOrExit(program: "bench-scheduler", summary: "Benchmarks the scheduler service.", flags: [
-    Flag("devices", default: "100000", help: "Devices seeded."),
-    Flag("per-device", default: "10", help: "Pending requests seeded per device."),
-    Flag("burst", default: "10000", help: "Requests due in the same second."),
-    Flag("singles", default: "5", help: "Lone requests timed for the baseline lateness."),
-    Flag("work-dir", default: NSTemporaryDirectory() + "bench-scheduler", help: "Where the databases go (emptied first)."),
-])
-let devices = try flags.int("devices", in: 1...10_000_000)
-let perDevice = try flags.int("per-device", in: 1...64)
-let burst = try flags.int("burst", in: 1...devices)
-let singles = try flags.int("singles", in: 1...100)
-let work = flags.string("work-dir")
+/// From flags; each property's initial value is its flag's default.
+struct Settings: Options {
+    var devices = 100_000
+    var perDevice = 10
+    var burst = 10_000
+    var singles = 5
+    var work = NSTemporaryDirectory() + "bench-scheduler"
+
+    init() {}
+
+    static let options: [Option<Settings>] = [
+        .int("devices", \.devices, in: 1...10_000_000, help: "Devices seeded."),
+        .int("per-device", \.perDevice, in: 1...64, help: "Pending requests seeded per device."),
+        .int("burst", \.burst, in: 1...10_000_000, help: "Requests due in the same second (at most --devices)."),
+        .int("singles", \.singles, in: 1...100, help: "Lone requests timed for the baseline lateness."),
+        .string("work-dir", \.work, help: "Where the databases go (emptied first)."),
+    ]
+
+    func validate() throws(UsageError) {
+        guard burst <= devices else { throw UsageError("--burst must be a whole number in 1...\(devices)") }
+    }
+}
+
+let settings = Settings.parseOrExit(program: "bench-scheduler", summary: "Benchmarks the scheduler service.")
+let devices = settings.devices
+let perDevice = settings.perDevice
+let burst = settings.burst
+let singles = settings.singles
+let work = settings.work
 let bin = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }

@@ -2,23 +2,30 @@ import Foundation
 import Runtime
 import Schema
 import TaggingKit
+import Worker
 
 // Loads N devices with 10 tags each into a real tagging store (the handler's own code path, 1000
 // calls per transaction as the worker's group commit does), then times audience resolution.
 
-let flags = Flags.parseOrExit(program: "bench-tagging", summary: "Tagging benchmark: bulk tags, then audience queries.",
-                              flags: [
-                                  Flag("devices", default: "1000000", help: "Devices to load, 10 tags each."),
-                                  Flag("page", default: "10000", help: "Audience page size."),
-                                  Flag("dir", default: NSTemporaryDirectory() + "bench-tagging", help: "Where the database goes."),
-                              ])
-let devices: Int
-let pageSize: Int
-do {
-    devices = try flags.int("devices", in: 1000...100_000_000)
-    pageSize = try flags.int("page", in: 1...10_000)
-} catch { Flags.exitUsage("bench-tagging", error) }
-let directory = flags.string("dir")
+/// From flags; each property's initial value is its flag's default.
+struct Settings: Options {
+    var devices = 1_000_000
+    var pageSize = 10_000
+    var directory = NSTemporaryDirectory() + "bench-tagging"
+
+    init() {}
+
+    static let options: [Option<Settings>] = [
+        .int("devices", \.devices, in: 1000...100_000_000, help: "Devices to load, 10 tags each."),
+        .int("page", \.pageSize, in: 1...10_000, help: "Audience page size."),
+        .string("dir", \.directory, help: "Where the database goes."),
+    ]
+}
+
+let settings = Settings.parseOrExit(program: "bench-tagging", summary: "Tagging benchmark: bulk tags, then audience queries.")
+let devices = settings.devices
+let pageSize = settings.pageSize
+let directory = settings.directory
 try? FileManager.default.removeItem(atPath: directory)
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 let path = directory + "/tagging.sqlite"

@@ -7,35 +7,50 @@ import ZeroMQ
 //    worker (its own process), as many in flight as the window allows;
 //  - synchronous round trip: REQ → REP directly, one at a time.
 
-let flags = Flags.parseOrExit(program: "bench-zeromq", summary: "Raw ZeroMQ ceilings: two-hop echo throughput and REQ/REP round trip.",
-                              flags: [
-                                  Flag("role", default: "driver", help: "driver (default), proxy or echo; the driver starts the others."),
-                                  Flag("front", default: nil, help: "proxy/echo: frontend endpoint."),
-                                  Flag("back", default: nil, help: "proxy/echo: backend endpoint."),
-                                  Flag("messages", default: "1000000", help: "driver: messages for the throughput run."),
-                                  Flag("window", default: "512", help: "driver: messages in flight."),
-                                  Flag("connections", default: "4", help: "driver: client connections."),
-                                  Flag("round-trips", default: "20000", help: "driver: REQ/REP round trips."),
-                                  Flag("size", default: "120", help: "driver: payload bytes."),
-                                  .switch("json", help: "driver: print the results as JSON."),
-                              ])
+/// From flags; each property's initial value is its flag's default.
+struct Settings: Options {
+    var role = "driver"
+    var front: String?
+    var back: String?
+    var messages = 1_000_000
+    var window = 512
+    var connections = 4
+    var roundTrips = 20_000
+    var size = 120
+    var json = false
 
+    init() {}
+
+    static let options: [Option<Settings>] = [
+        .string("role", \.role, help: "driver (default), proxy or echo; the driver starts the others."),
+        .optional("front", \.front, help: "proxy/echo: frontend endpoint."),
+        .optional("back", \.back, help: "proxy/echo: backend endpoint."),
+        .int("messages", \.messages, in: 1...100_000_000, help: "driver: messages for the throughput run."),
+        .int("window", \.window, in: 1...1_000_000, help: "driver: messages in flight."),
+        .int("connections", \.connections, in: 1...256, help: "driver: client connections."),
+        .int("round-trips", \.roundTrips, in: 1...10_000_000, help: "driver: REQ/REP round trips."),
+        .int("size", \.size, in: 1...1_000_000, help: "driver: payload bytes."),
+        .switch("json", \.json, help: "driver: print the results as JSON."),
+    ]
+}
+
+let settings = Settings.parseOrExit(program: "bench-zeromq", summary: "Raw ZeroMQ ceilings: two-hop echo throughput and REQ/REP round trip.")
 let context = try Context()
 
-switch flags.string("role") {
+switch settings.role {
 case "proxy":
     let front = try Socket(context, .router)
     try front.setHighWaterMarks(send: 0, receive: 0)
-    try front.bind(flags.string("front"))
+    try front.bind(settings.front ?? "")
     let back = try Socket(context, .dealer)
     try back.setHighWaterMarks(send: 0, receive: 0)
-    try back.bind(flags.string("back"))
+    try back.bind(settings.back ?? "")
     proxy(frontend: front, backend: back)
     exit(0)
 case "echo":
-    let socket = try Socket(context, flags.optionalString("front") == nil ? .dealer : .rep)
+    let socket = try Socket(context, settings.front == nil ? .dealer : .rep)
     try socket.setHighWaterMarks(send: 0, receive: 0)
-    if let front = flags.optionalString("front") { try socket.bind(front) } else { try socket.connect(flags.string("back")) }
+    if let front = settings.front { try socket.bind(front) } else { try socket.connect(settings.back ?? "") }
     while let message = try socket.receive() { try socket.send(message) }
     exit(0)
 default:
@@ -43,8 +58,7 @@ default:
 }
 
 func freePort() -> Int {
-    let socket = try! Socket(context, .router)
-    try! socket.bind("tcp://127.0.0.1:*")
+    let socket = try! Socket.router(context, bind: "tcp://127.0.0.1:*")
     let port = Int(socket.lastEndpoint.split(separator: ":").last!)!
     socket.close()
     return port
@@ -58,11 +72,11 @@ func spawn(_ arguments: [String]) throws -> Process {
     return process
 }
 
-let messages = try flags.int("messages", in: 1...100_000_000)
-let window = try flags.int("window", in: 1...1_000_000)
-let connections = try flags.int("connections", in: 1...256)
-let roundTrips = try flags.int("round-trips", in: 1...10_000_000)
-let payload = Data(repeating: 0x61, count: try flags.int("size", in: 1...1_000_000))
+let messages = settings.messages
+let window = settings.window
+let connections = settings.connections
+let roundTrips = settings.roundTrips
+let payload = Data(repeating: 0x61, count: settings.size)
 
 // Two-hop echo.
 let front = "tcp://127.0.0.1:\(freePort())"
@@ -93,7 +107,7 @@ while received < messages {
         sent += 1
         inFlight += 1
     }
-    for (socket, ready) in zip(clients, try poller.poll(timeout: 1000)) where ready {
+    for socket in try poller.poll(timeout: 1000) {
         while try socket.receive(wait: false) != nil {
             received += 1
             inFlight -= 1
@@ -107,8 +121,7 @@ let echoRate = Double(messages) / echoSeconds
 let repEndpoint = "tcp://127.0.0.1:\(freePort())"
 let repProcess = try spawn(["--role", "echo", "--front", repEndpoint])
 defer { repProcess.terminate() }
-let req = try Socket(context, .req)
-try req.connect(repEndpoint)
+let req = try Socket.req(context, connect: repEndpoint)
 try req.send(Message([payload]))
 _ = try req.receive()
 var samples: [UInt32] = []
@@ -123,7 +136,7 @@ samples.sort()
 let p50 = Double(samples[samples.count / 2]) / 1000
 let p99 = Double(samples[min(samples.count - 1, samples.count * 99 / 100)]) / 1000
 
-if flags.bool("json") {
+if settings.json {
     print(#"{"two_hop_echo_per_second":\#(Int(echoRate)),"req_rep_p50_ms":\#(p50),"req_rep_p99_ms":\#(p99)}"#)
 } else {
     print("two-hop echo (client → zmq_proxy → echo, window \(window), \(connections) connections): \(Int(echoRate)) messages/s")

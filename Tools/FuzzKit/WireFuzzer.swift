@@ -48,7 +48,7 @@ public final class WireFuzzer {
         let start = Date()
 
         func drain(_ timeout: Int) throws -> Bool {
-            guard try poller.poll(timeout: timeout)[0] else { return false }
+            guard try poller.poll(timeout: timeout).contains(socket) else { return false }
             while let message = try socket.receive(wait: false) {
                 // Only client replies count; a READY among the garbage may make the gateway heartbeat us.
                 guard message.count >= 2, message[1] == MDP.client else { continue }

@@ -11,7 +11,7 @@ enum CurveKeyFile {
             let keys = try CurveKeys.generate()
             guard FileManager.default.createFile(atPath: path, contents: Data((keys.secretKey + "\n").utf8),
                                                  attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+                throw LauncherError.curveKeyFile(path: path)
             }
         }
         let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -30,24 +30,24 @@ final class Launcher: @unchecked Sendable {
             serverKey = nil
         }
         let names = ["gateway"] + options.services.flatMap { service in
-            (0..<options.shardCount(service)).map { ShardHash.serviceName(service.name, shard: $0, of: options.shardCount(service)) }
+            (0..<options.shards.count(service)).map { ShardHash.serviceName(service.name, shard: $0, of: options.shards.count(service)) }
         }
         output = PrefixedOutput(names: names)
-        let level = ["--log-level", options.logLevel, "--parent-pid", String(getpid())]
+        let level = ["--log-level", "\(options.logLevel)", "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
-                              arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
-                                          "--events-out", options.eventsOutEndpoint, "--shards", options.shardFlag,
+                              arguments: ["--endpoint", options.endpoint, "--events-in", options.eventsIn,
+                                          "--events-out", options.eventsOut, "--shards", options.shards.text,
                                           "--data-dir", options.dataDirectory, "--metrics", "\(options.host):\(options.basePort + 1)"]
                                   + gatewayCurve + level,
                               output: output)]
         for service in options.services {
-            let count = options.shardCount(service)
+            let count = options.shards.count(service)
             for shard in 0..<count {
                 children.append(Child(name: ShardHash.serviceName(service.name, shard: shard, of: count),
                                       executable: "\(binDirectory)/\(service.name)",
-                                      arguments: ["--endpoint", options.requestEndpoint, "--events-in", options.eventsInEndpoint,
-                                                  "--events-out", options.eventsOutEndpoint, "--data-dir", options.dataDirectory,
-                                                  "--shard", String(shard), "--shards", String(count)] + serviceCurve + level,
+                                      arguments: ["--endpoint", options.endpoint, "--events-in", options.eventsIn,
+                                                  "--events-out", options.eventsOut, "--data-dir", options.dataDirectory,
+                                                  "--shard-index", String(shard), "--shard-count", String(count)] + serviceCurve + level,
                                       output: output))
             }
         }
@@ -64,7 +64,7 @@ final class Launcher: @unchecked Sendable {
             output.say("pushbus: warning: data directory is open to other users (\(String(mode, radix: 8))) and is not ours to close")
         }
         for service in options.services {
-            try ShardLayout(count: options.shardCount(service)).check(directory: options.dataDirectory, service: service.name)
+            try ShardLayout(count: options.shards.count(service)).check(directory: options.dataDirectory, service: service.name)
         }
         SignalTrap.onTerminate { [self] _ in stopAll() }
         for child in children { child.start() }
@@ -76,7 +76,7 @@ final class Launcher: @unchecked Sendable {
     private func waitUntilReady() {
         let deadline = Clock.milliseconds() + Int64(options.readyTimeoutMilliseconds)
         do {
-            let client = try MajordomoClient(endpoint: options.requestEndpoint, context: try Context(),
+            let client = try MajordomoClient(endpoint: options.endpoint, context: try Context(),
                                              timeoutMilliseconds: 250, serverKey: serverKey)
             var waiting = options.services
             while !waiting.isEmpty && Clock.milliseconds() < deadline {
@@ -84,7 +84,7 @@ final class Launcher: @unchecked Sendable {
                 if !waiting.isEmpty { usleep(50_000) }
             }
             if waiting.isEmpty {
-                output.say("pushbus: ready: requests \(options.requestEndpoint), events out \(options.eventsOutEndpoint), "
+                output.say("pushbus: ready: requests \(options.endpoint), events out \(options.eventsOut), "
                            + "services \(options.services.map(\.name).joined(separator: ",")), data \(options.dataDirectory)"
                            + (serverKey.map { ", CURVE server key \($0)" } ?? "")
                            + "; secrets in \(options.dataDirectory)/admin.secret and server.key")

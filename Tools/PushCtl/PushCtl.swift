@@ -9,22 +9,6 @@ import ZeroMQ
 /// `pushctl`: calls PushBus from the command line. Exit codes: 0 success, 1 the reply carried an
 /// error code, 2 no reply, 64 usage error.
 struct PushCtl {
-    static let flags: [Flag] = [
-        Flag("endpoint", default: "tcp://127.0.0.1:5555", help: "The gateway's request endpoint."),
-        Flag("app-key", default: nil, help: "The app_key device commands carry."),
-        Flag("platform", default: "ios", help: "Platform for register."),
-        Flag("device-id", default: nil, help: "Stable install id for register (registered once; re-register it with --registration-id)."),
-        Flag("registration-id", default: nil, help: "register: re-register this device (signed as the device), same ID, tokens refreshed."),
-        Flag("timeout-ms", default: "10000", help: "How long to wait for a reply, in milliseconds."),
-        Flag("shard", default: "0", help: "probe: the shard to check."),
-        Flag("shards", default: "1", help: "probe: how many shards the service runs."),
-        Flag("curve-server-key", default: nil, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
-        Flag("data-dir", default: "./data", help: "On the operator's machine: where admin.secret and server.key are, to sign any request."),
-        Flag("master-secret", default: nil, help: "The app's master secret (with --app-key), to sign app-wide queries."),
-        Flag("device-secret", default: nil, help: "The device's secret, to sign commands for the registration ID given."),
-        .switch("json", help: "Print the raw JSON reply instead of key: value lines."),
-    ]
-
     static let summary = """
         PushBus command-line client.
 
@@ -32,7 +16,7 @@ struct PushCtl {
           call <command> '<json>'            any device command, payload as JSON
           status                             live topology: services, shards, workers, credit, queues, rates
           service <name>                     MMI mmi.service: 200, 404 or 501
-          probe <service>                    exit 0 when this shard (--shard, --shards) has a worker
+          probe <service>                    exit 0 when this shard (--shard-index, --shard-count) has a worker
           app create <name>                  create an app (admin): prints app_key and master_secret;
                                              --app-key adopts a key an app already ships
           register                           register a device (--app-key, --platform, --device-id);
@@ -45,16 +29,15 @@ struct PushCtl {
           voip <registration_id> [token]     register a VoIP token (none unregisters)
         """
 
-    let flags: Flags
+    let options: PushCtlOptions
     let client: MajordomoClient
 
-    init(flags: Flags) throws {
-        self.flags = flags
-        client = try MajordomoClient(endpoint: flags.string("endpoint"), context: try Context(),
-                                     timeoutMilliseconds: try flags.int("timeout-ms", in: 1...3_600_000),
-                                     serverKey: flags.optionalString("curve-server-key"))
-        let signer = Signer(secrets: Secrets.read(directory: flags.string("data-dir")))
-        if let secret = flags.optionalString("master-secret"), let appKey = flags.optionalString("app-key") {
+    init(options: PushCtlOptions) throws {
+        self.options = options
+        client = try MajordomoClient(endpoint: options.endpoint, context: try Context(),
+                                     timeoutMilliseconds: options.timeoutMilliseconds, serverKey: options.curveServerKey)
+        let signer = Signer(secrets: Secrets.read(directory: options.dataDirectory))
+        if let secret = options.masterSecret, let appKey = options.appKey {
             signer.remember(masterSecret: secret, appKey: appKey)
         }
         client.signer = signer
@@ -73,19 +56,18 @@ struct PushCtl {
             return 0
         case ("probe", 1):
             // For health checks: this shard of the service has a worker at the gateway.
-            let shards = try flags.int("shards", in: 1...1024)
-            let name = ShardHash.serviceName(args[0], shard: try flags.int("shard", in: 0...1023), of: shards)
+            let name = options.shard.serviceName(args[0])
             let answer = try client.serviceStatus(name)
             print("\(name) \(answer)")
             return answer == "200" ? 0 : 1
         case ("app", 2) where args[0] == "create":
             var payload: [String: JSONValue] = ["name": .string(args[1])]
-            if let key = flags.optionalString("app-key") { payload["app_key"] = .string(key) }
+            if let key = options.appKey { payload["app_key"] = .string(key) }
             return try call(.appCreate, payload)
         case ("register", 0):
-            var payload: [String: JSONValue] = ["app_key": .string(try appKey()), "platform": .string(flags.string("platform"))]
-            if let registrationID = flags.optionalString("registration-id") { payload = try device(registrationID, payload) }
-            if let deviceID = flags.optionalString("device-id") { payload["device_id"] = .string(deviceID) }
+            var payload: [String: JSONValue] = ["app_key": .string(try appKey()), "platform": .string(options.platform)]
+            if let registrationID = options.registrationID { payload = try device(registrationID, payload) }
+            if let deviceID = options.deviceID { payload["device_id"] = .string(deviceID) }
             return try call(.deviceRegister, payload)
         case ("get", 1):
             return try call(.deviceGet, try device(args[0]))
@@ -129,12 +111,12 @@ struct PushCtl {
     }
 
     private func appKey() throws -> String {
-        guard let key = flags.optionalString("app-key") else { throw UsageError("give --app-key (or PUSHBUS_APP_KEY)") }
+        guard let key = options.appKey else { throw UsageError("give --app-key (or PUSHBUS_APP_KEY)") }
         return key
     }
 
     private func device(_ registrationID: String, _ extra: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
-        if let secret = flags.optionalString("device-secret") {
+        if let secret = options.deviceSecret {
             client.signer?.remember(deviceSecret: secret, registrationID: registrationID)
         }
         var payload: [String: JSONValue] = ["app_key": .string(try appKey()), "registration_id": .string(registrationID)]
@@ -153,7 +135,7 @@ struct PushCtl {
     private func show(_ reply: Data) -> Int32 {
         let value = (try? JSONTreeDecoder().decode(JSONValue.self, from: reply)) ?? .null
         let code = value["code"]?.number.map { Int($0) } ?? ResultCode.internalError.rawValue
-        if flags.bool("json") {
+        if options.json {
             print(String(decoding: reply, as: UTF8.self))
         } else if code == 0 {
             ReplyPrinter.lines(value).forEach { print($0) }

@@ -1,9 +1,9 @@
 import Foundation
 import Runtime
 
-let flags = Flags.parseOrExit(program: "pushctl", summary: PushCtl.summary, flags: PushCtl.flags)
+let flags = Flags.parseOrExit(program: "pushctl", summary: PushCtl.summary, flags: PushCtlOptions.flags)
 do {
-    let tool = try PushCtl(flags: flags)
+    let tool = try PushCtl(options: try PushCtlOptions(flags))
     exit(try tool.run(flags.arguments))
 } catch let error as UsageError {
     Flags.exitUsage("pushctl", error)

@@ -89,7 +89,7 @@ public final class Replayer {
             // the stack it measures on a shared machine. Replies still wake the poll at once.
             let timeout = waitUntil.map { max(0, Int(($0 - Clock.microseconds() + 999) / 1000)) } ?? 100
             let ready = try poller.poll(timeout: inFlight == 0 && waitUntil == nil ? 0 : timeout)
-            for (socket, isReady) in zip(sockets, ready) where isReady {
+            for socket in ready {
                 while let message = try socket.receive(wait: false) {
                     guard message.count >= 4, let index = ReplySniffer.seq(message[3]), index >= 0, index < total,
                           sentAt[index] != 0, !completed[index] else { continue }
@@ -165,9 +165,13 @@ public final class Replayer {
 
 public enum ReplayError: Error, CustomStringConvertible {
     case gatewaySilent(seconds: Double, answered: Int)
+    /// The recording cannot be created.
+    case cannotWrite(path: String)
 
     public var description: String {
         switch self {
+        case .cannotWrite(let path):
+            "cannot create the recording \(path)"
         case .gatewaySilent(let seconds, let answered):
             "the gateway answered nothing for \(String(format: "%g", seconds)) s while requests waited (\(answered) answered before); is it running?"
         }

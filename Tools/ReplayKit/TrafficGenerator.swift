@@ -6,7 +6,7 @@ import Schema
 /// analytics, starts an MA session), then M commands drawn from the mix for random devices, spaced
 /// at `rate` commands per second. The same seed gives the same file. Replies are not known yet, so
 /// each registration carries the ID the replay will map to the one the server gives out.
-public struct TrafficGenerator {
+public struct TrafficGenerator: Sendable {
     public var devices: Int
     public var commands: Int
     public var seed: UInt64
@@ -73,7 +73,7 @@ public struct TrafficGenerator {
     /// Writes the recording to `path` as JSON lines.
     public func write(to path: String) throws -> Int {
         guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            throw ReplayError.cannotWrite(path: path)
         }
         defer { try? file.close() }
         var buffer = Data()

@@ -1,6 +1,5 @@
 import Foundation
 import JSON
-import Runtime
 import Schema
 @testable import AnalyticsKit
 

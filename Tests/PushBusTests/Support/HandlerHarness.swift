@@ -1,8 +1,8 @@
 import Credentials
 import Foundation
 import JSON
-import Runtime
 import Schema
+import Worker
 
 /// A clock tests move by hand.
 final class ManualClock: @unchecked Sendable {
@@ -15,7 +15,7 @@ final class ManualClock: @unchecked Sendable {
     func advance(_ seconds: Double) { lock.withLock { value += seconds } }
 }
 
-/// Calls a handler through the worker's own adapter (`Dispatcher`), in a transaction of its own as
+/// Calls a handler through the worker's own adapter (`ServiceWorker.reply`), in a transaction of its own as
 /// a batch of one, without sockets, and returns the reply JSON. `principal` is who signed the
 /// request (nil: unsigned).
 func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String: JSONValue],
@@ -23,7 +23,7 @@ func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String:
     let request = Request(command: command, payload: WireCodec.encode(JSONValue.object(payload)), principal: principal)
     let frame: Data
     do {
-        frame = try handler.storage.store.write { _ in Dispatcher(handler).reply(to: request) }
+        frame = try handler.storage.store.write { _ in ServiceWorker.reply(to: request, handler: handler) }
     } catch {
         frame = WireCodec.errorReply(CommandError(.internalError, "the transaction failed: \(error)"))
     }

@@ -59,8 +59,7 @@ final class TestStack: @unchecked Sendable {
 
     /// A raw DEALER connected to the request endpoint, speaking MDP by hand.
     func dealer() throws -> Socket {
-        let socket = try Socket(context, .dealer)
-        try socket.connect(endpoint)
+        let socket = try Socket.dealer(context, connect: endpoint)
         return socket
     }
 
@@ -78,7 +77,7 @@ final class TestStack: @unchecked Sendable {
     func credential(_ socket: Socket, _ service: String, _ credit: Int, secrets: Secrets? = nil) throws -> [Data] {
         try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
         var poller = Poller([socket])
-        guard try poller.poll(timeout: 5000)[0], let message = try socket.receive(),
+        guard try poller.poll(timeout: 5000).contains(socket), let message = try socket.receive(),
               let challenge = try ClientMessage(frames: message.frames[...]).body.first else {
             throw StackError("the gateway gave no challenge")
         }

@@ -1,3 +1,4 @@
+import Events
 import SQLite
 
 /// What a service keeps on disk: its database and the outbox its events go to. Made once per

@@ -1,3 +1,4 @@
+import Runtime
 /// What a worker counts, sent to the gateway every few seconds on the bus (topic `metrics.<service>`),
 /// which serves it with its own on `/metrics`.
 public struct WorkerMetrics: Codable, Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 
 /// The events a service has committed, numbered per publisher without gaps. `append` writes an
 /// event in the caller's transaction, so an event exists exactly when its change does; the worker

@@ -1,6 +1,7 @@
+import Bus
 import Foundation
-import Schema
 import SQLite
+import Schema
 
 /// A service's logic: one command in, one reply out, on the service's storage. The worker owns
 /// dispatch and the transaction: it reads the command once, refuses another service's, and calls

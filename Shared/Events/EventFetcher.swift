@@ -1,7 +1,9 @@
+import Bus
 import Client
 import Credentials
 import Foundation
 import JSON
+import Runtime
 import Schema
 import ZeroMQ
 
@@ -9,13 +11,13 @@ import ZeroMQ
 /// outbox holds for a subscriber (`events.fetch`): one question at a time, its answer taken when
 /// `socket` is readable, or given up on after `timeoutMilliseconds`. The worker loop never blocks
 /// on another service, however busy or stuck it is. Owned by the worker loop's thread.
-final class EventFetcher {
-    enum Question: Equatable {
+public final class EventFetcher {
+    public enum Question: Equatable {
         case publishers
         case events(from: String, EventFetch)
     }
 
-    enum Answer {
+    public enum Answer {
         /// The services the gateway knows, each a possible publisher.
         case publishers([String])
         /// Events of the asked topics after the asked sequence, oldest first, each signed by the
@@ -32,7 +34,7 @@ final class EventFetcher {
     private var asked: (question: Question, deadline: Int64)?
 
     /// The fetches are signed as `service` (`events.fetch` is internal), with its credential from `secrets`.
-    init(endpoint: String, context: Context, service: String, secrets: Secrets, timeoutMilliseconds: Int = 2000,
+    public init(endpoint: String, context: Context, service: String, secrets: Secrets, timeoutMilliseconds: Int = 2000,
          serverKey: String? = nil) throws {
         client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds,
                                      serverKey: serverKey)
@@ -44,20 +46,20 @@ final class EventFetcher {
     }
 
     /// Readable when an answer has come.
-    var socket: Socket { client.socket }
-    var isWaiting: Bool { asked != nil }
+    public var socket: Socket { client.socket }
+    public var isWaiting: Bool { asked != nil }
     /// Monotonic milliseconds at which the question asked is given up on.
-    var deadline: Int64? { asked?.deadline }
+    public var deadline: Int64? { asked?.deadline }
 
-    func askPublishers() { ask(.publishers, "mmi.topology", []) }
+    public func askPublishers() { ask(.publishers, "mmi.topology", []) }
 
-    func askEvents(from publisher: String, after sequence: Int64, topics: [String], limit: Int = EventFetch.maxLimit) {
+    public func askEvents(from publisher: String, after sequence: Int64, topics: [String], limit: Int = EventFetch.maxLimit) {
         let fetch = EventFetch(publisher: publisher, after: sequence, limit: limit, topics: topics, questionID: RandomKey.hex(bytes: 8))
         ask(.events(from: publisher, fetch), publisher, [Data(EventFetch.command.utf8), WireCodec.encode(fetch)])
     }
 
     /// The answer to the question asked, once it has come or its time is up; nil while waiting.
-    func answer() -> Answer? {
+    public func answer() -> Answer? {
         guard let asked else { return nil }
         let body: [Data]?
         do { body = try client.receiveReply() } catch { return giveUp() }

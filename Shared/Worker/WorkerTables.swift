@@ -1,3 +1,4 @@
+import Events
 import SQLite
 
 /// The tables the worker loop keeps in every service's database besides the outbox: the proofs it

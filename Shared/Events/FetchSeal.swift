@@ -7,17 +7,17 @@ import Schema
 /// over) are the answer's: a forged `through` would make a subscriber skip every event below it for
 /// good. The signed text binds them to the question (publisher, `after`, the asker's `question_id`) and to
 /// the exact list of events given.
-enum FetchSeal {
-    static let topic = "events.fetch"
+public enum FetchSeal {
+    public static let topic = "events.fetch"
 
-    static func text(_ question: EventFetch, _ answer: FetchedEvents) -> Data {
+    public static func text(_ question: EventFetch, _ answer: FetchedEvents) -> Data {
         let lines = [question.publisher ?? "", String(question.after), answer.through.map(String.init) ?? "-",
                      answer.epoch ?? "-", question.questionID ?? "-"] + answer.events.map(\.proof)
         return Data(lines.joined(separator: "\n").utf8)
     }
 
     /// `answer` with its proof, signed by `publisher` with its credential `key`.
-    static func sealed(_ answer: FetchedEvents, for question: EventFetch, publisher: String, key: String) -> FetchedEvents {
+    public static func sealed(_ answer: FetchedEvents, for question: EventFetch, publisher: String, key: String) -> FetchedEvents {
         var sealed = answer
         sealed.questionID = question.questionID
         let proof = EventSeal.proof(topic: topic, event: text(question, sealed), publisher: publisher, key: key)
@@ -26,7 +26,7 @@ enum FetchSeal {
     }
 
     /// Whether `answer` is `publisher`'s own answer to `question`.
-    static func verify(_ answer: FetchedEvents, for question: EventFetch, publisher: String, by verifier: inout EventVerifier) -> Bool {
+    public static func verify(_ answer: FetchedEvents, for question: EventFetch, publisher: String, by verifier: inout EventVerifier) -> Bool {
         guard let proof = answer.proof, answer.questionID == question.questionID,
               let signer = verifier.publisher(topic: topic, event: text(question, answer), proof: Data(proof.utf8)) else { return false }
         return signer == publisher

@@ -1,20 +1,26 @@
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// What every service's `main.swift` does: parse flags, build the handler, trap signals, serve, exit.
 public enum ServiceMain {
     /// Never returns. Exit codes: 0 stopped cleanly, 1 failed to start or crashed, 64 usage error.
-    public static func run(_ service: Service, summary: String, flags extra: [Flag] = [],
-                           makeHandler: (Flags, WorkerOptions, Logger) throws -> any RequestHandler) -> Never {
-        let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags + extra)
+    /// `settings` are the service's own flags, besides every worker's (`WorkerOptions`).
+    public static func run<Settings: Options>(_ service: Service, summary: String, settings: Settings.Type,
+                                              makeHandler: (Settings, WorkerOptions, Logger) throws -> any RequestHandler) -> Never {
+        let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags + Settings.flags)
         let options: WorkerOptions
-        do { options = try WorkerOptions(flags) } catch { Flags.exitUsage(service.name, error) }
+        let settings: Settings
+        do throws(UsageError) {
+            options = try WorkerOptions(flags)
+            settings = try Settings(flags)
+        } catch { Flags.exitUsage(service.name, error) }
         let logger = Logger(label: service.name, level: options.logLevel)
         do {
             try DataDirectory.prepare(options.dataDirectory, logger: logger)
-            try serve(service, flags, options, logger, makeHandler)
+            try serve(service, options, logger) { options, logger in try makeHandler(settings, options, logger) }
             logger.info("stopped")
             exit(0)
         } catch {
@@ -23,11 +29,17 @@ public enum ServiceMain {
         }
     }
 
+    /// A service with no flags of its own.
+    public static func run(_ service: Service, summary: String,
+                           makeHandler: (WorkerOptions, Logger) throws -> any RequestHandler) -> Never {
+        run(service, summary: summary, settings: NoSettings.self) { _, options, logger in try makeHandler(options, logger) }
+    }
+
     /// Returns once stopped, after the worker has said goodbye; the handler (and with it the
     /// database) is released on the way out, before the process exits.
-    private static func serve(_ service: Service, _ flags: Flags, _ options: WorkerOptions, _ logger: Logger,
-                              _ makeHandler: (Flags, WorkerOptions, Logger) throws -> any RequestHandler) throws {
-        let handler = try makeHandler(flags, options, logger)
+    private static func serve(_ service: Service, _ options: WorkerOptions, _ logger: Logger,
+                              _ makeHandler: (WorkerOptions, Logger) throws -> any RequestHandler) throws {
+        let handler = try makeHandler(options, logger)
         warnIfAlone(handler.storage.store, service: service, options: options, logger: logger)
         let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
                                    context: try Context(), logger: logger)

@@ -1,20 +1,22 @@
+import Bus
 import Credentials
 import Foundation
+import Runtime
 import Schema
 import ZeroMQ
 
 /// A worker's subscription to other services' events: a SUB socket on the gateway's event-bus
 /// output, filtered to the handler's topics. Only events their publisher signed get through
 /// (`BusEvent.verified`); anything else is dropped and counted. Owned by the worker loop's thread.
-final class EventFollower {
-    let socket: Socket
+public final class EventFollower {
+    public let socket: Socket
     private let logger: Logger
     private var verifier: EventVerifier
     /// Events dropped because they were malformed or their proof did not verify.
-    private(set) var refused = 0
+    public private(set) var refused = 0
 
     /// Nil when the handler follows no topic.
-    init?(topics: [Topic], endpoint: String, secrets: Secrets, curve: BusCurve?, context: Context, logger: Logger) throws {
+    public init?(topics: [Topic], endpoint: String, secrets: Secrets, curve: BusCurve?, context: Context, logger: Logger) throws {
         guard !topics.isEmpty else { return nil }
         socket = try Socket(context, .sub)
         try socket.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
@@ -26,7 +28,7 @@ final class EventFollower {
     }
 
     /// Reads the events queued now, at most `limit`.
-    func take(limit: Int = 1024) throws -> [BusEvent] {
+    public func take(limit: Int = 1024) throws -> [BusEvent] {
         var events: [BusEvent] = []
         while events.count < limit, let message = try socket.receive(wait: false) {
             guard message.count == 3, let topic = message.string(at: 0),
@@ -40,5 +42,5 @@ final class EventFollower {
         return events
     }
 
-    func close() { socket.close() }
+    public func close() { socket.close() }
 }

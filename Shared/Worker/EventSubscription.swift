@@ -1,7 +1,10 @@
+import Bus
 import Credentials
+import Events
 import Foundation
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// Delivers other services' events to a handler exactly once and in order per publisher. The last
@@ -53,7 +56,7 @@ final class EventSubscription {
         topics = handler.subscriptions.map(\.rawValue)
         publishers = Set(handler.subscriptions.map { Substring($0.publisher.name) })
         own = service
-        fetcher = try EventFetcher(endpoint: options.broker, context: context, service: service, secrets: secrets,
+        fetcher = try EventFetcher(endpoint: options.endpoint, context: context, service: service, secrets: secrets,
                                    serverKey: options.curveServerKey)
         lagging = Set(try handler.storage.store.read { db in try EventCursors().publishers(db) }.filter(publishesFollowedTopic))
     }

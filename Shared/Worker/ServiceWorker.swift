@@ -1,8 +1,11 @@
+import Bus
 import Credentials
+import Events
 import Foundation
 import Majordomo
-import Schema
+import Runtime
 import SQLite
+import Schema
 import ZeroMQ
 
 /// The MDP/0.1 worker loop of a service: announces itself with a credit, takes up to half that many
@@ -14,28 +17,35 @@ public final class ServiceWorker {
     public let options: WorkerOptions
     /// Any thread may stop the loop through it.
     public let stopper: Stopper
-    private let handler: any RequestHandler
+    let handler: any RequestHandler
     /// The service's database and outbox: every transaction of the service is opened here.
-    private let storage: ServiceStorage
-    private let dispatcher: Dispatcher
-    private let logger: Logger
+    let storage: ServiceStorage
+    let logger: Logger
     /// The proofs this service has handled, so none is accepted twice.
-    private let ledger = ProofLedger()
+    let ledger = ProofLedger()
     /// This service's credential, which signs its counters, and its outbox publisher's, which signs
     /// its events (the same name but in tests; set when `run` starts).
-    private var credential = ""
-    private var publisherCredential = ""
+    var credential = ""
+    var publisherCredential = ""
     /// Counters sent to the gateway for `/metrics`, and logged when the worker stops.
-    private var metrics: WorkerMetrics
-    private var nextMetrics: Int64 = 0
+    var metrics: WorkerMetrics
+    var nextMetrics: Int64 = 0
     static let metricsMilliseconds: Int64 = 2000
+
+    // Timed work (ServiceWorker+Timed.swift), in monotonic milliseconds: the next outbox pruning,
+    // the next forgetting of old proofs (once a second, one second's worth at the ledger's left
+    // edge), and, after a failed tick, when timed work may run again (a persistent failure cannot
+    // spin the loop). Events pruned in the current round are logged once the round is done.
+    var nextPrune: Int64 = 0
+    var nextProofPrune: Int64 = 0
+    var tickPausedUntil: Int64 = 0
+    var prunedThisRound = 0
 
     public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
         self.service = service
         self.options = options
         self.handler = handler
         storage = handler.storage
-        dispatcher = Dispatcher(handler, logger: logger)
         self.logger = logger
         self.stopper = Stopper(context: context)
         metrics = WorkerMetrics(service: service)
@@ -51,7 +61,7 @@ public final class ServiceWorker {
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
         try events.setHighWaterMarks(send: EventBus.queueLimit, receive: EventBus.queueLimit)
         try options.busCurve(secrets)?.secure(events)
-        try events.connect(options.events)
+        try events.connect(options.eventsIn)
         let subscription = try EventSubscription(handler: handler, service: service, options: options, secrets: secrets,
                                                  context: stopper.context, logger: logger)
         let checkpointer = try startCheckpointer()
@@ -70,8 +80,8 @@ public final class ServiceWorker {
             var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []))
             let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
-            if ready[1] { break }
-            if ready[0] {
+            if ready.contains(stop) { break }
+            if ready.contains(broker) {
                 switch try serveAvailable(broker, events: events) {
                 case .served(let replied):
                     // The gateway spoke before the batch: the time spent serving it is not its silence.
@@ -81,7 +91,7 @@ public final class ServiceWorker {
                 }
             }
             if let subscription {
-                if ready[2] { try subscription.deliverQueued() }
+                if ready.contains(subscription.follower.socket) { try subscription.deliverQueued() }
                 subscription.catchUpIfDue()
                 publishCommittedEvents(events)
                 metrics.eventsCaughtUp = subscription.caughtUp
@@ -92,10 +102,10 @@ public final class ServiceWorker {
             sendMetricsIfDue(events)
             let now = Clock.milliseconds()
             if now - lastReceived > heartbeat * Int64(options.liveness) {
-                logger.warning("gateway lost, redialling", ["endpoint": options.broker])
+                logger.warning("gateway lost, redialling", ["endpoint": options.endpoint])
                 broker.close()
                 var pause = Poller([stop])
-                if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return }
+                if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return }
                 guard let redialled = try dial(secrets, stop: stop) else { return }
                 broker = redialled
                 lastReceived = Clock.milliseconds()
@@ -109,85 +119,6 @@ public final class ServiceWorker {
         broker.close()
         logger.info("worker stopped", ["service": service, "batches": metrics.batches, "requests": metrics.requests,
                                        "batch.mean": metrics.batches == 0 ? 0 : metrics.requests / metrics.batches])
-    }
-
-    // MARK: timed work
-
-    /// Sends this worker's counters to the gateway (`metrics.<service>` on the bus) every two seconds.
-    private func sendMetricsIfDue(_ socket: Socket) {
-        guard Clock.milliseconds() >= nextMetrics else { return }
-        nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
-        let topic = WorkerMetrics.topicPrefix + service
-        let counters = WireCodec.encode(metrics)
-        let proof = EventSeal.proof(topic: topic, event: counters, publisher: service, key: credential)
-        try? socket.send(Message([Data(topic.utf8), counters, proof]), wait: false)
-    }
-
-    /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
-    private func startCheckpointer() throws -> WALCheckpointer? {
-        guard options.checkpointMilliseconds > 0, !storage.store.isInMemory else { return nil }
-        return try WALCheckpointer(path: storage.store.path, interval: .milliseconds(options.checkpointMilliseconds))
-    }
-
-    /// Monotonic milliseconds of the next outbox pruning.
-    private var nextPrune: Int64 = 0
-    /// Events pruned by the batches of the current round, logged once the round is done.
-    private var prunedThisRound = 0
-
-    /// Monotonic milliseconds of the next forgetting of old proofs, once a second: each round deletes
-    /// one second's worth at the left edge of the ledger.
-    private var nextProofPrune: Int64 = 0
-
-    private func pruneProofsIfDue() {
-        guard Clock.milliseconds() >= nextProofPrune else { return }
-        nextProofPrune = Clock.milliseconds() + 1000
-        do {
-            try storage.store.write { db in try ledger.prune(now: Int64(Date().timeIntervalSince1970), in: db) }
-        } catch {
-            logger.warning("proof pruning failed", ["error": error])
-        }
-    }
-
-    /// Deletes published events older than the retention: once a minute, or, while a backlog is
-    /// left, a bounded batch every few milliseconds, so requests keep being served in between.
-    private func pruneIfDue() {
-        pruneProofsIfDue()
-        guard Clock.milliseconds() >= nextPrune else { return }
-        nextPrune = Clock.milliseconds() + 60_000
-        do {
-            let cutoff = Date().timeIntervalSince1970 - Double(options.eventRetentionHours) * 3600
-            let pruned = try storage.outbox.prune(before: cutoff)
-            prunedThisRound += pruned
-            if pruned == Outbox.pruneLimit {
-                nextPrune = Clock.milliseconds() + 5
-                return
-            }
-            if prunedThisRound > 0 { logger.info("events pruned", ["count": prunedThisRound]) }
-            prunedThisRound = 0
-        } catch {
-            logger.warning("event pruning failed", ["error": error])
-        }
-    }
-
-    /// Monotonic milliseconds at which the handler wants its next tick (far future when never).
-    private func nextTickTime() -> Int64 {
-        guard let due = handler.nextTick() else { return Int64.max / 2 }
-        let wait = max(Clock.milliseconds(), tickPausedUntil) - Clock.milliseconds()
-        return Clock.milliseconds() + max(wait, Int64((due.timeIntervalSinceNow * 1000).rounded(.up)))
-    }
-
-    /// After a failed tick, timed work waits this long so a persistent failure cannot spin the loop.
-    private var tickPausedUntil: Int64 = 0
-
-    private func runDueTick(events: Socket) {
-        guard Clock.milliseconds() >= tickPausedUntil, let due = handler.nextTick(), due <= Date() else { return }
-        do {
-            try storage.store.write { db in try handler.tick(now: Date(), in: db) }
-        } catch {
-            logger.error("timed work failed", ["error": error])
-            tickPausedUntil = Clock.milliseconds() + 1000
-        }
-        publishCommittedEvents(events)
     }
 
     private enum Outcome { case served(replied: Bool), disconnected }
@@ -285,7 +216,33 @@ public final class ServiceWorker {
         }
         let request = Request(command: command, payload: body[1], principal: principal)
         if command == EventFetch.command { return fetchEvents(request) }
-        return dispatcher.reply(to: request)
+        return Self.reply(to: request, handler: handler, logger: logger)
+    }
+
+    /// How a request reaches a handler, the one way there is: the worker's batches and the handler
+    /// tests both come through here. The command is read once and another service's refused; the
+    /// handler runs in a savepoint of the caller's transaction, so a refusal undoes only its own
+    /// request; its answer, or the code of its refusal, is encoded as the reply. Call inside a write
+    /// transaction of the handler's store.
+    public static func reply(to request: Request, handler: any RequestHandler, logger: Logger? = nil) -> Data {
+        guard let command = Command(rawValue: request.command), command.service == handler.service else {
+            return WireCodec.errorReply(.invalid("unknown command \(request.command.prefix(64)) for \(handler.service.name)"),
+                                        seq: request.seq)
+        }
+        do {
+            let value = try handler.storage.store.write { db in try handler.handle(command, request, in: db) }
+            return WireCodec.successReply(value, seq: request.seq)
+        } catch let error as CommandError {
+            logger?.debug("request refused", ["command": command.name, "code": error.code, "reason": error.message])
+            return WireCodec.errorReply(error, seq: request.seq)
+        } catch let damage as SQLiteError where damage.isDamage {
+            logger?.error("database damaged", ["file": damage.path ?? handler.storage.store.path, "during": command.name,
+                                               "error": damage.message])
+            return WireCodec.errorReply(.damagedDatabase(damage), seq: request.seq)
+        } catch {
+            logger?.error("request failed", ["command": command.name, "error": error])
+            return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
+        }
     }
 
     /// Why a signed request goes no further, or nil: its proof was used before (here, through any
@@ -320,52 +277,5 @@ public final class ServiceWorker {
         }
     }
 
-    private func publishCommittedEvents(_ socket: Socket) {
-        do {
-            for event in storage.outbox.takeCommitted() {
-                try socket.send(Message([Data(event.topic.utf8), event.event, storage.outbox.seal(event, credential: publisherCredential)]),
-                                wait: false)
-                metrics.eventsPublished += 1
-            }
-        } catch {
-            logger.warning("event publish failed", ["error": error])
-        }
-    }
 
-    /// Connects to the gateway and says READY, with the credential that proves this is our service
-    /// signed over the challenge the gateway gives this very connection (`mmi.challenge`). Tries
-    /// again, a pause between attempts, until a gateway answers; nil when asked to stop meanwhile.
-    private func dial(_ secrets: Secrets, stop: Socket) throws -> Socket? {
-        while !stopper.isRequested {
-            let socket = try Socket(stopper.context, .dealer)
-            if let key = options.curveServerKey { try socket.makeCurveClient(serverKey: key) }
-            try socket.connect(options.broker)
-            try socket.send(ClientMessage(service: MDP.challengeService, body: [Data()]).frames)
-            var poller = Poller([socket, stop])
-            let ready = try poller.poll(timeout: options.heartbeatMilliseconds * options.liveness)
-            if ready[1] {
-                socket.close()
-                return nil
-            }
-            if ready[0], let challenge = try Self.challenge(in: socket.receive(wait: false)) {
-                let credential = WorkerCredential(service: service, credit: options.credit, challenge: challenge, secrets: secrets)
-                try socket.send(WorkerMessage.ready(service: service, credit: options.credit,
-                                                    credential: [credential.stamp, credential.proof]).frames)
-                logger.info("worker connected", ["service": service, "broker": options.broker, "credit": options.credit])
-                return socket
-            }
-            socket.close()
-            logger.notice("no answer from the gateway, trying again", ["endpoint": options.broker])
-            var pause = Poller([stop])
-            if try pause.poll(timeout: options.reconnectMilliseconds)[0] { return nil }
-        }
-        return nil
-    }
-
-    /// The challenge in the gateway's answer to `mmi.challenge`, if `message` is that answer.
-    private static func challenge(in message: Message?) -> String? {
-        guard let message, let reply = try? ClientMessage(frames: message.frames[...]), reply.service == MDP.challengeService,
-              let first = reply.body.first, !first.isEmpty else { return nil }
-        return String(decoding: first, as: UTF8.self)
-    }
 }

@@ -1,0 +1,41 @@
+/// A cache bounded by what its entries cost (a count, or bytes): an entry that would take it past
+/// `limit` empties it first, so memory stays flat whatever the number of keys, at the price of
+/// computing the live entries again. Fits caches whose keys are few in normal use (publishers,
+/// prepared SQL) or whose values are cheap to make again (derived keys). Owned by one thread.
+public struct StartOverCache<Key: Hashable, Value> {
+    public let limit: Int
+    private var entries: [Key: Value] = [:]
+    private var cost = 0
+
+    public init(limit: Int) { self.limit = limit }
+
+    public subscript(key: Key) -> Value? { entries[key] }
+
+    /// What the entries cost, as counted against `limit`.
+    public var totalCost: Int { cost }
+
+    public var count: Int { entries.count }
+
+    /// Keeps `value` under `key` at `cost` (1 by default: a count); starts over first when it would
+    /// not fit. An entry costing more than a sixteenth of the limit is not worth keeping.
+    public mutating func insert(_ value: Value, forKey key: Key, cost entryCost: Int = 1) {
+        guard entryCost <= max(1, limit / 16) else { return }
+        if cost + entryCost > limit { removeAll() }
+        if entries.updateValue(value, forKey: key) == nil { cost += entryCost }
+    }
+
+    /// The value under `key`, made by `make` (and kept) the first time.
+    public mutating func value(_ key: Key, cost entryCost: Int = 1, make: () throws -> Value) rethrows -> Value {
+        if let value = entries[key] { return value }
+        let value = try make()
+        insert(value, forKey: key, cost: entryCost)
+        return value
+    }
+
+    public mutating func removeAll() {
+        entries.removeAll()
+        cost = 0
+    }
+}
+
+extension StartOverCache: Sendable where Key: Sendable, Value: Sendable {}

@@ -1,0 +1,72 @@
+import Bus
+import Credentials
+import Foundation
+import Runtime
+
+/// The settings every service worker shares, read from flags or `PUSHBUS_*` variables; each
+/// property's initial value is its flag's default.
+public struct WorkerOptions: Options {
+    /// The gateway's request endpoint the worker dials (the gateway binds the same `--endpoint`).
+    public var endpoint = "tcp://127.0.0.1:5555"
+    public var eventsIn = "tcp://127.0.0.1:5557"
+    public var eventsOut = "tcp://127.0.0.1:5558"
+    public var dataDirectory = "./data"
+    public var heartbeatMilliseconds = 1000
+    public var liveness = 3
+    public var reconnectMilliseconds = 1000
+    /// Requests the gateway may hand this worker before it replies (MDP credit).
+    public var credit = 1024
+    public var logLevel = Logger.Level.info
+    public var parentPID: String?
+    public var shard = ShardLayout()
+    /// The gateway's CURVE public key when its request endpoint requires encryption.
+    public var curveServerKey: String?
+    /// How long published events stay in the outbox for subscribers to catch up.
+    public var eventRetentionHours = 72
+    /// How often a thread of its own checkpoints the service's database; 0 leaves every checkpoint
+    /// to the service's connection, inside a commit.
+    public var checkpointMilliseconds = 50
+
+    /// The most requests one transaction takes: half the credit, so that while a batch is handled
+    /// and committed the gateway already sends the next one (measured: +12 % on the stack replay
+    /// against batches as large as the credit).
+    public var batchLimit: Int { max(1, credit / 2) }
+
+    public init() {}
+
+    public static let options: [Option<WorkerOptions>] = [
+        .string("endpoint", \.endpoint, help: "The gateway's request endpoint to serve."),
+        .string("events-in", \.eventsIn, help: "The gateway's event-bus input to publish to."),
+        .string("events-out", \.eventsOut, help: "The gateway's event-bus output to follow other services on."),
+        .string("data-dir", \.dataDirectory, help: "Directory of this service's SQLite database."),
+        .int("heartbeat-ms", \.heartbeatMilliseconds, in: 10...60_000, help: "Heartbeat interval with the gateway, in milliseconds."),
+        .int("liveness", \.liveness, in: 1...100, help: "Missed heartbeats before the gateway is taken for lost and redialled."),
+        .int("reconnect-ms", \.reconnectMilliseconds, in: 10...60_000, help: "Pause before redialling a lost gateway, in milliseconds."),
+        .int("credit", \.credit, in: 1...10_000,
+             help: "Requests the gateway may hand over at once; each batch commits up to half of them in one transaction (group commit), so the next batch is already here while one commits."),
+        .logLevel(\.logLevel),
+        .optional("curve-server-key", \.curveServerKey, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
+        .int("event-retention-hours", \.eventRetentionHours, in: 1...87_600, help: "How long published events are kept for subscribers that missed them."),
+        .int("checkpoint-ms", \.checkpointMilliseconds, in: 0...60_000,
+             help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; 0 to leave checkpoints to the commits."),
+        .parentPID(\.parentPID),
+        .int("shard-index", \.shard.index, in: 0...(ShardMap.limit - 1), help: "This worker's shard of its service, 0-based."),
+        .int("shard-count", \.shard.count, in: 1...ShardMap.limit,
+             help: "How many shards its service has, as the gateway's --shards says; must match the data directory."),
+    ]
+
+    public func validate() throws(UsageError) { try shard.validate() }
+
+    /// CURVE for the bus sockets when the gateway requires encryption, else nil.
+    public func busCurve(_ secrets: Secrets) throws -> BusCurve? {
+        try curveServerKey.map { try BusCurve(serverKey: $0, secrets: secrets) }
+    }
+
+    /// This shard's database in the data directory (created 0700 if needed, see `PrivateFiles`);
+    /// throws when the directory holds data of `name` written with another shard count.
+    public func databasePath(_ name: String) throws -> String {
+        try PrivateFiles.prepareDirectory(dataDirectory)
+        try shard.check(directory: dataDirectory, service: name)
+        return (dataDirectory as NSString).appendingPathComponent(shard.databaseFile(name))
+    }
+}
