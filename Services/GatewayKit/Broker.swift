@@ -177,8 +177,10 @@ public final class Broker {
         var proof: VerifiedProof?
         var principal: Principal?
         var isUnsignedRegistration = false
-        if let command = request.body.first.map({ String(decoding: $0, as: UTF8.self) }), request.body.count >= 2 {
-            let known = Command(rawValue: command)
+        // The command is read once, here; nil when the table does not have it.
+        let name = request.body.first.map { String(decoding: $0, as: UTF8.self) }
+        let known = name.flatMap(Command.init(rawValue:))
+        if let command = name, request.body.count >= 2 {
             if request.service == Self.deviceService, known == nil {
                 // No signature makes an unknown command routable: refused before any proof is looked at.
                 refuse(sender, request, .invalid("unknown command \(command.prefix(64))"), seq: WireCodec.seq(of: request.body[1]))
@@ -218,7 +220,7 @@ public final class Broker {
             return
         }
         var target = request.service
-        if ShardHash.isShardName(target), request.body.first.flatMap({ Command(rawValue: String(decoding: $0, as: UTF8.self)) }) != nil {
+        if ShardHash.isShardName(target), known != nil {
             // The gateway picks a device's shard by its hash: a request sent to another shard could
             // register an install twice, or replay a proof that shard's ledger never saw. Only
             // PushBus's internal commands (`events.fetch`) name a shard.
@@ -227,8 +229,7 @@ public final class Broker {
         }
         if request.service == Self.deviceService {
             // The virtual service `device`: the command table names the service that owns the command.
-            guard request.body.count == 2, let command = request.body.first.flatMap({ Command(rawValue: String(decoding: $0, as: UTF8.self)) })
-            else {
+            guard request.body.count == 2, let command = known else {
                 refuse(sender, request, .invalid("a device request is [command, JSON payload]; got \(request.body.count) frames"), seq: seq())
                 return
             }
@@ -236,8 +237,7 @@ public final class Broker {
         }
         let shards = options.shards.count(target)
         if shards > 1 {
-            guard request.body.count == 2, let command = request.body.first.flatMap({ Command(rawValue: String(decoding: $0, as: UTF8.self)) }),
-                  command.service.name == target else {
+            guard request.body.count == 2, let command = known, command.service.name == target else {
                 refuse(sender, request, .invalid("a sharded service takes [command, JSON payload] of its own commands"), seq: seq())
                 return
             }
