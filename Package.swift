@@ -27,33 +27,35 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Shared/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Shared layers: ZeroMQ → SQLite → schema → Majordomo → runtime → bus → events → worker; client.
+        // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime → bus → events → worker; client.
         // Two bounded dictionaries every cache and expiring map is made of.
         .target(name: "Caches", path: "Shared/Caches"),
         // Wire time (RFC 3339, the Gregorian calendar) beneath the runtime, on Foundation only.
         .target(name: "WireTime", path: "Shared/WireTime"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
         .target(name: "SQLite", dependencies: ["CSQLite", "Caches"], path: "Shared/SQLite"),
-        .target(name: "Schema", path: "Shared/Schema"),
+        // The JSON codec: parser, tree, Decoder and Encoder, writer (Foundation only).
+        .target(name: "JSON", path: "Shared/JSON"),
+        .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema"),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
         // Process basics (flags, logging, clock, signals, shard layout): everything links it, none of it touches SQLite.
         .target(name: "Runtime", dependencies: ["Caches", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime"),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
-        .target(name: "Bus", dependencies: ["ZeroMQ", "Schema", "Credentials", "Runtime"], path: "Shared/Bus"),
+        .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus"),
         // A service's events: the outbox, following the bus and catching up from publishers.
-        .target(name: "Events", dependencies: ["ZeroMQ", "SQLite", "Schema", "Credentials", "Client", "Runtime", "Bus", "WireTime"],
+        .target(name: "Events", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Credentials", "Client", "Runtime", "Bus", "WireTime"],
                 path: "Shared/Events"),
         // The worker: the MDP loop that owns dispatch and the transaction, and what a handler plugs into.
         .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events"],
                 path: "Shared/Worker"),
         .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
+        .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
         // Who may sign which command: the gateway checks by it and the client signs by it.
         .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing"),
 
         // Services: a library with the logic, a thin executable.
         // The gateway holds no data: it links neither SQLite nor the worker.
-        .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "Signing",
+        .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "Signing",
                                                    "CMicroHTTPD"],
                 path: "Services/GatewayKit"),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
@@ -61,14 +63,14 @@ let package = Package(
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Worker", "Credentials"],
                           path: "Services/Registration"),
-        .target(name: "AnalyticsKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials", "WireTime"],
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials", "WireTime"],
                 path: "Services/AnalyticsKit"),
         .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime", "Worker"],
                           path: "Services/Analytics"),
 
         .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"], path: "Services/TaggingKit"),
         .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime", "Worker"], path: "Services/Tagging"),
-        .target(name: "SchedulerKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"],
+        .target(name: "SchedulerKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"],
                 path: "Services/SchedulerKit"),
         .executableTarget(name: "scheduler", dependencies: ["SchedulerKit", "Runtime", "Worker"],
                           path: "Services/Scheduler"),
@@ -76,23 +78,23 @@ let package = Package(
         .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime", "Worker"], path: "Services/Badge"),
 
         // Tools.
-        .executableTarget(name: "pushctl", dependencies: ["Client", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
+        .executableTarget(name: "pushctl", dependencies: ["Client", "JSON", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
-        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
+        .target(name: "ReplayKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
                 path: "Tools/ReplayKit"),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
         .executableTarget(name: "pushbus-backup", dependencies: ["Credentials", "SQLite", "Runtime"], path: "Tools/Backup"),
-        .target(name: "FuzzKit", dependencies: ["ZeroMQ", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
+        .target(name: "FuzzKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
                 path: "Tools/FuzzKit"),
         .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema", "Credentials"], path: "Tools/Fuzz"),
 
         // Benchmarks: executables, never tests (`make bench`).
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
         .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Bus", "Events", "Worker", "Schema"], path: "Tools/BenchTagging"),
-        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "Bus", "Events", "Worker", "SQLite", "Schema", "WireTime"],
+        .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "Bus", "Events", "Worker", "SQLite", "JSON", "Schema", "WireTime"],
                           path: "Tools/BenchAnalytics"),
         .executableTarget(name: "bench-scheduler",
-                          dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite", "WireTime", "ZeroMQ"],
+                          dependencies: ["SchedulerKit", "Client", "Credentials", "Majordomo", "Runtime", "Bus", "Events", "Worker", "JSON", "Schema", "SQLite", "ZeroMQ", "WireTime"],
                           path: "Tools/BenchScheduler"),
         .executableTarget(name: "bench-calendar", dependencies: ["SchedulerKit", "ReplayKit", "Runtime", "Schema"],
                           path: "Tools/BenchCalendar"),
@@ -104,7 +106,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "PushBusTests",
-                    dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
+                    dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
                                    "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime"],
                     path: "Tests/PushBusTests"),

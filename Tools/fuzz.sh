@@ -8,8 +8,8 @@ work=.build/fuzz
 rm -rf "$work/src"
 mkdir -p "$work/src" "$work/corpus"
 # One module: the shared sources without their imports of each other.
-for file in Shared/ZeroMQ/*.swift Shared/Majordomo/*.swift Shared/Schema/*.swift Tools/FuzzTarget/FuzzDecoders.swift; do
-    sed -E '/^import (ZeroMQ|Majordomo|Schema)$/d' "$file" > "$work/src/$(basename "$(dirname "$file")")-$(basename "$file")"
+for file in Shared/ZeroMQ/*.swift Shared/Majordomo/*.swift Shared/JSON/*.swift Shared/Schema/*.swift Tools/FuzzTarget/FuzzDecoders.swift; do
+    sed -E '/^import (ZeroMQ|Majordomo|JSON|Schema)$/d' "$file" > "$work/src/$(basename "$(dirname "$file")")-$(basename "$file")"
 done
 swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name FuzzDecoders -I Shared/CZeroMQ \
     "$work"/src/*.swift -lzmq -o "$work/fuzz-decoders"

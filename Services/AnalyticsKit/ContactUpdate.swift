@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// The changes of an `ma.contact` request: for each contact kind given, its new value or nil to clear it.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// The four user identifiers of the MA seed, by their wire names.

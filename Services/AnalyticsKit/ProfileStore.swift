@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 import SQLite
 
@@ -85,12 +86,12 @@ struct ProfileStore {
         var result: [String: [String]] = [:]
         for row in try db.rows("SELECT channel_id, value_list FROM channel_values WHERE euid = ?", euid) {
             guard let id = row[0].int, let text = row[1].string else { continue }
-            result[String(id)] = (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+            result[String(id)] = (try? JSONTreeDecoder().decode([String].self, from: Data(text.utf8))) ?? []
         }
         return result
     }
 
     private static func decode(_ text: String) -> JSONValue {
-        (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .null
+        (try? JSONTreeDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .null
     }
 }

@@ -1,3 +1,4 @@
+import JSON
 import Schema
 import SQLite
 
@@ -58,7 +59,7 @@ struct PropertyEditor {
             let base: Double
             switch try current(name) {
             case nil: base = 0
-            case .number(let number)?: base = number
+            case .number(let number)?: base = number.value
             default: return
             }
             let sum = base + amount
@@ -189,10 +190,8 @@ struct PropertyEditor {
         }
 
         /// Sets each subfield; a null one removes it.
-        private static func merge(_ fields: [String: JSONValue], into object: inout [String: JSONValue]) {
-            for (key, value) in fields {
-                if value == .null { object.removeValue(forKey: key) } else { object[key] = value }
-            }
+        private static func merge(_ fields: [String: JSONValue], into object: inout JSONObject) {
+            for (key, value) in fields { object[key] = value == .null ? nil : value }
         }
 
         private static func text(_ value: JSONValue) -> String {

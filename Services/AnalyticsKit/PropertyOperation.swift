@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// One `ma.property` request, its shape and names checked before it touches the database.
@@ -35,7 +36,7 @@ enum PropertyOperation: Equatable {
         case .increase:
             self = .increase(try Self.entries(p, single: p.amount.map(JSONValue.number), "amount") { name, value throws(CommandError) in
                 guard case .number(let amount) = value, amount.isFinite else { throw .invalid("\(name): increase takes a number") }
-                return amount
+                return amount.value
             })
         case .add:
             self = .add(try Self.entries(p, single: p.values, "values", Self.strings))
@@ -49,7 +50,7 @@ enum PropertyOperation: Equatable {
             guard let values = p.values else { throw .empty("values is missing") }
             guard case .object(let fields) = values else { throw .invalid("values must be an object of subfields") }
             guard fields[match.key] == nil else { throw .invalid("values must not hold the identifier_key \(match.key)") }
-            self = .updateObjectArray(key: key, match: match, values: try PropertyRules.subfields(fields, of: key))
+            self = .updateObjectArray(key: key, match: match, values: try PropertyRules.subfields(fields.dictionary, of: key))
         case .addObjectArray:
             let key = try Self.key(p)
             guard let object = p.object else { throw .empty("object is missing") }

@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// The MA seed's rules for property names, object subfields and batches.

@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// The type a user property, or an object subfield, has in the app's metadata. The first value stored

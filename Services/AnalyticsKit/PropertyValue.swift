@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// A value `set` may store, sorted by how it updates what is there.
@@ -22,7 +23,7 @@ enum PropertyValue: Equatable {
             guard number.isFinite else { throw .invalid("\(name): a number must be finite") }
             self = .plain(value, .number)
         case .object(let fields):
-            self = .object(try PropertyRules.subfields(fields, of: name))
+            self = .object(try PropertyRules.subfields(fields.dictionary, of: name))
         case .array(let items) where items.isEmpty:
             self = .emptyArray
         case .array(let items):
@@ -36,7 +37,7 @@ enum PropertyValue: Equatable {
                 guard case .object(let fields) = item else {
                     throw .invalid("\(name): an array holds only strings or only objects")
                 }
-                elements.append(try PropertyRules.element(fields, of: name))
+                elements.append(try PropertyRules.element(fields.dictionary, of: name))
             }
             self = .objectArray(elements)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// A cross-shard audience cursor, opaque to clients: each shard's own place and the total it
@@ -20,7 +21,7 @@ struct AudienceCursors: Equatable {
     init(shards: [Shard]) { self.shards = shards }
 
     init?(_ text: String) {
-        guard let data = Data(base64Encoded: text), let shards = try? JSONDecoder().decode([Shard].self, from: data) else {
+        guard let data = Data(base64Encoded: text), let shards = try? JSONTreeDecoder().decode([Shard].self, from: data) else {
             return nil
         }
         self.shards = shards

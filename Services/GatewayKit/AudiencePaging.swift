@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// One page of `audience.resolve` over a sharded service, read as if the shards' audiences were one
@@ -21,7 +22,7 @@ struct AudiencePaging: Equatable {
     }
 
     let limit: Int
-    private let fields: [String: JSONValue]
+    private let fields: JSONObject
     private(set) var cursors: AudienceCursors
     private let isFirstPage: Bool
     private(set) var ids: [String] = []
@@ -33,7 +34,7 @@ struct AudiencePaging: Equatable {
     /// so that the shard refuses it with the proper error.
     static func route(_ payload: Data, count: Int) -> ShardRoute {
         let alone = { (part: Data) in ShardRoute.all(parts: [part] + Array(repeating: nil, count: count - 1)) }
-        guard case .object(var fields)? = try? JSONDecoder().decode(JSONValue.self, from: payload) else { return alone(payload) }
+        guard case .object(var fields)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else { return alone(payload) }
         var limit = defaultLimit
         if let given = fields["limit"], given != .null {
             guard let number = given.number, let exact = Int(exactly: number), exact >= 1 else { return alone(payload) }
@@ -55,7 +56,7 @@ struct AudiencePaging: Equatable {
         return .paged(AudiencePaging(fields: fields, limit: limit, cursors: cursors))
     }
 
-    private init(fields: [String: JSONValue], limit: Int, cursors: AudienceCursors) {
+    private init(fields: JSONObject, limit: Int, cursors: AudienceCursors) {
         self.fields = fields
         self.limit = limit
         self.cursors = cursors

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import JSON
 import Runtime
 import Schema
 

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// Writes every device command the gateway answers, with its reply, as JSON lines in the format
@@ -46,6 +47,6 @@ final class Recorder {
 
     /// The frame as JSON when it is JSON, else as a string, so a malformed request is kept as sent.
     private static func json(_ frame: Data) -> JSONValue {
-        (try? JSONDecoder().decode(JSONValue.self, from: frame)) ?? .string(String(decoding: frame, as: UTF8.self))
+        (try? JSONTreeDecoder().decode(JSONValue.self, from: frame)) ?? .string(String(decoding: frame, as: UTF8.self))
     }
 }

@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Schema
 
 /// Queries that span every shard of a service: how the gateway splits the request and merges the
@@ -7,7 +8,7 @@ import Schema
 enum ShardGather {
     /// One payload per shard; nil where a shard has nothing to do for this request.
     static func split(_ command: Command, payload: Data, count: Int) -> [Data?] {
-        guard case .object(var fields)? = try? JSONDecoder().decode(JSONValue.self, from: payload) else {
+        guard case .object(var fields)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else {
             // Malformed: let shard 0 answer it with the proper error.
             return [payload] + Array(repeating: nil, count: count - 1)
         }
@@ -42,7 +43,7 @@ enum ShardGather {
                 values.append(nil)
                 continue
             }
-            guard let value = try? JSONDecoder().decode(JSONValue.self, from: reply), let code = value["code"]?.number else {
+            guard let value = try? JSONTreeDecoder().decode(JSONValue.self, from: reply), let code = value["code"]?.number else {
                 return .failure(FirstFailure(reply: WireCodec.errorReply(CommandError(.internalError, "a shard answered garbage"), seq: seq)))
             }
             if code != 0 { return .failure(FirstFailure(reply: reply)) }
@@ -76,7 +77,7 @@ enum ShardGather {
         guard case .object(var fields) = merged else { return WireCodec.encode(merged) }
         fields["code"] = .number(0)
         fields["seq"] = seq.map { .number(Double($0)) }
-        return WireCodec.encode(JSONValue.object(fields.filter { $0.value != .null || $0.key == "next_cursor" || $0.key == "tags" }))
+        return WireCodec.encode(JSONValue.object(fields.dictionary.filter { $0.value != .null || $0.key == "next_cursor" || $0.key == "tags" }))
     }
 
     // MARK: generic merging
@@ -84,9 +85,9 @@ enum ShardGather {
     /// Adds numbers, concatenates arrays, merges objects key by key; anything else keeps the first.
     private static func combine(_ a: JSONValue, _ b: JSONValue) -> JSONValue {
         switch (a, b) {
-        case (.number(let x), .number(let y)): return .number(x + y)
+        case (.number(let x), .number(let y)): return .number(x.value + y.value)
         case (.array(let x), .array(let y)): return .array(x + y)
-        case (.object(let x), .object(let y)): return .object(x.merging(y) { combine($0, $1) })
+        case (.object(let x), .object(let y)): return .object(x.dictionary.merging(y.dictionary) { combine($0, $1) })
         default: return a
         }
     }

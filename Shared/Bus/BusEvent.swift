@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Schema
 
 /// An event as a subscriber receives it: the topic frame and the JSON frame, with the publisher,

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Majordomo
 import Schema
 import ZeroMQ
@@ -85,7 +86,7 @@ public final class MajordomoClient {
     public func call<P: Codable & Sendable, R: Codable & Sendable>(_ command: Command, _ payload: P, seq: Int? = nil,
                                                                  as reply: R.Type) throws -> Reply<R> {
         let data = try call(command.name, payload: WireCodec.encode(Envelope(payload, seq: seq)))
-        do { return try JSONDecoder().decode(Reply<R>.self, from: data) } catch {
+        do { return try JSONTreeDecoder().decode(Reply<R>.self, from: data) } catch {
             throw ClientError.malformedReply("reply of \(command.name) does not decode: \(error)")
         }
     }

@@ -2,6 +2,7 @@ import Bus
 import Client
 import Credentials
 import Foundation
+import JSON
 import Runtime
 import Schema
 import ZeroMQ

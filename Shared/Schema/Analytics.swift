@@ -1,4 +1,5 @@
 // Payloads and replies of the `analytics` service: MA and push statistics (reference/commands.md).
+import JSON
 
 /// The user identifiers of the MA seed (`MTMAUserID`). Any JSON is accepted so the service can answer a
 /// value that is not a string with a per-field 3013 instead of failing the whole request.

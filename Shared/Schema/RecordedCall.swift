@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// One line of a recording (JSON Lines, one object per line), as the gateway's `--record` writes
 /// it and `pushbus-replay` reads and generates it:

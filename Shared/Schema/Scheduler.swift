@@ -1,4 +1,5 @@
 // Payloads and replies of the `scheduler` service: local notifications (reference/commands.md).
+import JSON
 
 extension ResultCode {
     /// `local.add`: the trigger would never fire (a one-shot time already past, or calendar

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The one place JSON payloads become values and back. A decoding failure becomes a `CommandError`
 /// whose code tells a missing field (6001) from a malformed message or wrong type (6017).

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Runtime
 import Schema
 import Testing

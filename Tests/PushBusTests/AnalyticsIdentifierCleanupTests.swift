@@ -1,3 +1,4 @@
+import JSON
 import Schema
 import Testing
 @testable import AnalyticsKit

@@ -1,6 +1,7 @@
 import Bus
 import Credentials
 import Foundation
+import JSON
 import Schema
 import Testing
 import Worker

@@ -1,6 +1,7 @@
 import Client
 import Credentials
 import Foundation
+import JSON
 import Schema
 import Testing
 

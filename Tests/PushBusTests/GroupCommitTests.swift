@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Majordomo
 import SQLite
 import Schema

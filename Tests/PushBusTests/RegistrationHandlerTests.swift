@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Schema
 import Testing
 @testable import RegistrationKit

@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import SQLite
 import Schema
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 import Testing
 @testable import SchedulerKit

@@ -1,6 +1,7 @@
 import Client
 import Credentials
 import Foundation
+import JSON
 import Schema
 import Testing
 
@@ -18,7 +19,7 @@ struct SignerTests {
             Issue.record("not an object")
             return [:]
         }
-        return fields
+        return fields.dictionary
     }
 
     @Test func aPayloadKeepsItsBytesAndGainsTsAndNonce() throws {

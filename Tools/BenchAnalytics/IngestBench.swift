@@ -1,5 +1,6 @@
 import AnalyticsKit
 import Foundation
+import JSON
 import Runtime
 import SQLite
 import Schema
@@ -188,7 +189,7 @@ final class IngestBench {
         }
     }
 
-    private func decode(_ data: Data) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: data) }
+    private func decode(_ data: Data) throws -> JSONValue { try JSONTreeDecoder().decode(JSONValue.self, from: data) }
 
     private func count(_ reply: JSONValue) -> Int {
         guard case .array(let buckets)? = reply["buckets"] else { return 0 }

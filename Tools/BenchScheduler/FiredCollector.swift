@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Runtime
 import Schema
 import WireTime
@@ -27,7 +28,7 @@ final class FiredCollector {
             guard try poller.poll(timeout: 50).contains(socket) else { continue }
             while let message = try socket.receive(wait: false) {
                 let arrived = Date().timeIntervalSince1970
-                let event = try JSONDecoder().decode(Event<LocalFiredEvent>.self, from: message[1]).body
+                let event = try JSONTreeDecoder().decode(Event<LocalFiredEvent>.self, from: message[1]).body
                 let firedAt = RFC3339.date(from: event.firedAt)?.timeIntervalSince1970 ?? .nan
                 arrivals[event.identifier, default: []].append((arrived, firedAt))
             }

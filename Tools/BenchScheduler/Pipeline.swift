@@ -1,6 +1,7 @@
 import Client
 import Credentials
 import Foundation
+import JSON
 import Majordomo
 import Schema
 import ZeroMQ
@@ -35,7 +36,7 @@ struct Pipeline {
             guard try poller.poll(timeout: 100).contains(socket) else { continue }
             while let message = try socket.receive(wait: false) {
                 let reply = try ClientMessage(frames: message.frames[...])
-                let json = try JSONDecoder().decode(JSONValue.self, from: reply.body.first ?? Data())
+                let json = try JSONTreeDecoder().decode(JSONValue.self, from: reply.body.first ?? Data())
                 codes.append(Int(json["code"]?.number ?? -1))
             }
         }

@@ -89,7 +89,7 @@ func resolveAll(_ audience: AudienceResolve) throws -> (count: Int, seconds: Dou
             request.limit = pageSize
             let started = Clock.milliseconds()
             let reply = try handler.storage.store.write { db in try handler.handle(.audienceResolve, Request(.audienceResolve, request), in: db) }
-            let page = try JSONDecoder().decode(AudiencePage.self, from: WireCodec.encode(AnyEncodable(reply)))
+            let page = try WireCodec.decode(AudiencePage.self, from: WireCodec.encode(AnyEncodable(reply)))
             if cursor == nil { first = Double(Clock.milliseconds() - started) / 1000 }
             count += page.registrationIDs.count
             cursor = page.nextCursor

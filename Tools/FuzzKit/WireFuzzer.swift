@@ -1,6 +1,7 @@
 import Client
 import Credentials
 import Foundation
+import JSON
 import Majordomo
 import Schema
 import ZeroMQ
@@ -52,7 +53,7 @@ public final class WireFuzzer {
                 // Only client replies count; a READY among the garbage may make the gateway heartbeat us.
                 guard message.count >= 2, message[1] == MDP.client else { continue }
                 replies += 1
-                let code = message.frames.last.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }?["code"]?.number
+                let code = message.frames.last.flatMap { try? JSONTreeDecoder().decode(JSONValue.self, from: $0) }?["code"]?.number
                 codes[code.map { String(Int($0)) } ?? "none", default: 0] += 1
             }
             return true

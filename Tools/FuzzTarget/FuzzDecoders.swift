@@ -2,7 +2,7 @@ import Foundation
 
 // libFuzzer entry for the decoders that read untrusted bytes: the MDP frame parsers and the JSON
 // payload codec. Built by `make fuzz` with `swiftc -sanitize=fuzzer`, together with the sources of
-// Shared/ZeroMQ, Shared/Majordomo and Shared/Schema compiled as one module (see Tools/fuzz.sh).
+// Shared/ZeroMQ, Shared/Majordomo, Shared/JSON and Shared/Schema compiled as one module (see Tools/fuzz.sh).
 // The input is split into frames at each 0xFE byte, so the fuzzer reaches every frame layout.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -35,7 +35,7 @@ extension JSONValue {
         switch self {
         case .number(let value): !value.isFinite
         case .array(let items): items.contains { $0.containsNonFinite }
-        case .object(let fields): fields.values.contains { $0.containsNonFinite }
+        case .object(let fields): fields.dictionary.values.contains { $0.containsNonFinite }
         default: false
         }
     }

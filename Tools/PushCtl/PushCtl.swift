@@ -1,6 +1,7 @@
 import Client
 import Credentials
 import Foundation
+import JSON
 import Runtime
 import Schema
 import ZeroMQ
@@ -60,26 +61,26 @@ struct PushCtl {
             print("\(name) \(answer)")
             return answer == "200" ? 0 : 1
         case ("app", 2) where args[0] == "create":
-            var payload: [String: Any] = ["name": args[1]]
-            if let key = options.appKey { payload["app_key"] = key }
+            var payload: [String: JSONValue] = ["name": .string(args[1])]
+            if let key = options.appKey { payload["app_key"] = .string(key) }
             return try call(.appCreate, payload)
         case ("register", 0):
-            var payload: [String: Any] = ["app_key": try appKey(), "platform": options.platform]
+            var payload: [String: JSONValue] = ["app_key": .string(try appKey()), "platform": .string(options.platform)]
             if let registrationID = options.registrationID { payload = try device(registrationID, payload) }
-            if let deviceID = options.deviceID { payload["device_id"] = deviceID }
+            if let deviceID = options.deviceID { payload["device_id"] = .string(deviceID) }
             return try call(.deviceRegister, payload)
         case ("get", 1):
             return try call(.deviceGet, try device(args[0]))
         case ("delete", 1):
             return try call(.deviceDelete, try device(args[0]))
         case ("mobile", 1), ("mobile", 2):
-            return try call(.deviceMobile, try device(args[0], ["mobile": args.count == 2 ? args[1] : NSNull()]))
+            return try call(.deviceMobile, try device(args[0], ["mobile": args.count == 2 ? .string(args[1]) : .null]))
         case ("language", 2):
-            return try call(.deviceUpdate, try device(args[0], ["language": args[1]]))
+            return try call(.deviceUpdate, try device(args[0], ["language": .string(args[1])]))
         case ("timezone", 2):
-            return try call(.deviceUpdate, try device(args[0], ["timezone": args[1]]))
+            return try call(.deviceUpdate, try device(args[0], ["timezone": .string(args[1])]))
         case ("voip", 1), ("voip", 2):
-            return try call(.deviceUpdate, try device(args[0], ["voip_token": args.count == 2 ? args[1] : NSNull()]))
+            return try call(.deviceUpdate, try device(args[0], ["voip_token": args.count == 2 ? .string(args[1]) : .null]))
         default:
             throw UsageError("unknown command or wrong arguments: \(words.joined(separator: " ")) (see --help)")
         }
@@ -90,7 +91,7 @@ struct PushCtl {
     private func status() throws -> Int32 {
         let reply = try client.request("mmi.topology", [])
         var rows: [[String]] = [["SERVICE", "WORKERS", "CREDIT IN USE", "QUEUE", "REQUESTS", "RATE/s"]]
-        if let first = reply.first, case .array(let entries)? = (try? JSONDecoder().decode(JSONValue.self, from: first))?["services"] {
+        if let first = reply.first, case .array(let entries)? = (try? JSONTreeDecoder().decode(JSONValue.self, from: first))?["services"] {
             for entry in entries {
                 func number(_ key: String) -> String { entry[key]?.number.map { String(Int($0)) } ?? "-" }
                 rows.append([entry["service"]?.string ?? "?", number("workers"), "\(number("credit_in_use"))/\(number("credit"))",
@@ -114,18 +115,17 @@ struct PushCtl {
         return key
     }
 
-    private func device(_ registrationID: String, _ extra: [String: Any] = [:]) throws -> [String: Any] {
+    private func device(_ registrationID: String, _ extra: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
         if let secret = options.deviceSecret {
             client.signer?.remember(deviceSecret: secret, registrationID: registrationID)
         }
-        var payload: [String: Any] = ["app_key": try appKey(), "registration_id": registrationID]
+        var payload: [String: JSONValue] = ["app_key": .string(try appKey()), "registration_id": .string(registrationID)]
         payload.merge(extra) { _, new in new }
         return payload
     }
 
-    private func call(_ command: Command, _ payload: [String: Any]) throws -> Int32 {
-        let data = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
-        return try show(client.call(command.name, payload: data))
+    private func call(_ command: Command, _ payload: [String: JSONValue]) throws -> Int32 {
+        try show(client.call(command.name, payload: WireCodec.encode(payload)))
     }
 
     private func call(_ command: String, payload: String) throws -> Int32 {
@@ -133,7 +133,7 @@ struct PushCtl {
     }
 
     private func show(_ reply: Data) -> Int32 {
-        let value = (try? JSONDecoder().decode(JSONValue.self, from: reply)) ?? .null
+        let value = (try? JSONTreeDecoder().decode(JSONValue.self, from: reply)) ?? .null
         let code = value["code"]?.number.map { Int($0) } ?? ResultCode.internalError.rawValue
         if options.json {
             print(String(decoding: reply, as: UTF8.self))

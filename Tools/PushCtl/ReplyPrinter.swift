@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// Prints a reply for people: `key: value` lines, nested objects as dotted keys, sorted.
@@ -8,7 +9,7 @@ enum ReplyPrinter {
         object["code"] = nil
         object["seq"] = nil
         var lines: [String] = []
-        flatten(object, prefix: "", into: &lines)
+        flatten(object.dictionary, prefix: "", into: &lines)
         return lines.isEmpty ? ["ok"] : lines
     }
 
@@ -16,7 +17,7 @@ enum ReplyPrinter {
         for key in object.keys.sorted() {
             let name = prefix.isEmpty ? key : "\(prefix).\(key)"
             if case .object(let nested)? = object[key], !nested.isEmpty {
-                flatten(nested, prefix: name, into: &lines)
+                flatten(nested.dictionary, prefix: name, into: &lines)
             } else if let value = object[key] {
                 lines.append("\(name): \(text(value))")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// A recorded call made ready to send fast: its payload encoded once (with `seq` set to the call's
@@ -29,7 +30,7 @@ struct PreparedCall {
         command = call.command
         recordedReply = call.reply
         var object: [String: JSONValue] = [:]
-        if case .object(let fields) = call.payload { object = fields }
+        if case .object(let fields) = call.payload { object = fields.dictionary }
         object["seq"] = .number(Double(index))
         let encoded = WireCodec.encode(JSONValue.object(object))
         payload = encoded

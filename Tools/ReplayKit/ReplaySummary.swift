@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// What a replay did, as `--json` writes it.

@@ -1,5 +1,6 @@
 import Client
 import Foundation
+import JSON
 import Majordomo
 import Runtime
 import Schema

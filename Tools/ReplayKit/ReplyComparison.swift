@@ -1,3 +1,4 @@
+import JSON
 import Schema
 
 /// Whether a reply matches the recorded one: the same JSON once IDs are mapped to this run's,
@@ -17,7 +18,7 @@ enum ReplyComparison {
         case .array(let items): return .array(items.map { normalize($0, mapping: mapping) })
         case .object(let fields):
             var kept: [String: JSONValue] = [:]
-            for (key, field) in fields where !volatileKeys.contains(key) { kept[key] = normalize(field, mapping: mapping) }
+            for (key, field) in fields.dictionary where !volatileKeys.contains(key) { kept[key] = normalize(field, mapping: mapping) }
             return .object(kept)
         default: return value
         }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 
 /// Writes a realistic recording for N devices: every device registers (and, when the mix has

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 @testable import AnalyticsKit
 
@@ -60,6 +61,6 @@ func json(_ text: String) -> JSONValue {
 
 /// A JSON object from its text, empty when the text is not one.
 func object(_ text: String) -> [String: JSONValue] {
-    if case .object(let fields) = json(text) { return fields }
+    if case .object(let fields) = json(text) { return fields.dictionary }
     return [:]
 }

@@ -1,5 +1,6 @@
 import Client
 import Credentials
+import JSON
 import Majordomo
 import Foundation
 import Schema

@@ -4,17 +4,15 @@ import Foundation
 /// Codable machinery: for code that looks at a few fields of a request and passes its bytes on.
 /// A key given twice reads as its first occurrence, as the wire's decoder reads it.
 public struct PayloadFields {
-    private let object: JSONParsed
+    private let members: [(key: String, value: JSONValue)]
 
     /// nil when `payload` is not one JSON object.
     public init?(_ payload: Data) {
-        guard let parsed = try? payload.withUnsafeBytes({ raw throws(JSONParser.Failure) in
-            try JSONParser.parse(raw.bindMemory(to: UInt8.self))
-        }), case .object = parsed else { return nil }
-        object = parsed
+        guard case .object(let object)? = try? JSONParser.parse(payload) else { return nil }
+        members = object.members
     }
 
-    public var isEmpty: Bool { value(nil) == nil }
+    public var isEmpty: Bool { members.isEmpty }
 
     public func contains(_ key: String) -> Bool { value(key) != nil }
 
@@ -24,9 +22,8 @@ public struct PayloadFields {
         return text
     }
 
-    /// The first member named `key` (any member when nil).
-    private func value(_ key: String?) -> JSONParsed? {
-        guard case .object(let members) = object else { return nil }
-        return members.first { key == nil || $0.key == key }?.value
+    /// The first member named `key`.
+    private func value(_ key: String) -> JSONValue? {
+        members.first { $0.key == key }?.value
     }
 }

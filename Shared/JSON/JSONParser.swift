@@ -1,13 +1,4 @@
-/// A parsed JSON document, as `JSONTreeDecoder` reads it.
-enum JSONParsed {
-    case null
-    case bool(Bool)
-    /// A number: `integer` when the text was a whole number that fits 64 bits.
-    case number(Double, integer: Int64?)
-    case string(String)
-    case array([JSONParsed])
-    case object([(key: String, value: JSONParsed)])
-}
+import Foundation
 
 /// A strict RFC 8259 parser over UTF-8 bytes: no comments, no trailing commas, valid UTF-8 and
 /// escapes only, nesting at most `maxDepth` deep. Throws `JSONParser.Failure` with the byte offset.
@@ -24,7 +15,14 @@ struct JSONParser {
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONParsed {
+    /// The document in `data`, which must be one JSON value and nothing else but white space.
+    static func parse(_ data: Data) throws(Failure) -> JSONValue {
+        try data.withUnsafeBytes { raw in
+            Result { () throws(Failure) in try parse(raw.bindMemory(to: UInt8.self)) }
+        }.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
@@ -44,7 +42,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func value(depth: Int) throws(Failure) -> JSONParsed {
+    private mutating func value(depth: Int) throws(Failure) -> JSONValue {
         guard depth < Self.maxDepth else { throw fail("nested more than \(Self.maxDepth) deep") }
         guard index < bytes.count else { throw fail("unexpected end") }
         switch bytes[index] {
@@ -65,13 +63,13 @@ struct JSONParser {
         index += count
     }
 
-    private mutating func object(depth: Int) throws(Failure) -> JSONParsed {
+    private mutating func object(depth: Int) throws(Failure) -> JSONValue {
         index += 1
-        var fields: [(key: String, value: JSONParsed)] = []
+        var fields: [(key: String, value: JSONValue)] = []
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(fields)
+            return .object(JSONObject(members: fields))
         }
         while true {
             skipSpace()
@@ -87,13 +85,13 @@ struct JSONParser {
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
             index += 1
-            return .object(fields)
+            return .object(JSONObject(members: fields))
         }
     }
 
-    private mutating func array(depth: Int) throws(Failure) -> JSONParsed {
+    private mutating func array(depth: Int) throws(Failure) -> JSONValue {
         index += 1
-        var items: [JSONParsed] = []
+        var items: [JSONValue] = []
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
@@ -192,9 +190,9 @@ struct JSONParser {
         return value
     }
 
-    private mutating func number() throws(Failure) -> JSONParsed {
+    private mutating func number() throws(Failure) -> JSONValue {
         let start = index
-        var whole = true
+        var scaled = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid value") }
         if bytes[index] == UInt8(ascii: "0") {
@@ -203,22 +201,23 @@ struct JSONParser {
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            whole = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            whole = false
+            scaled = true
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if whole, let integer = Int64(text) { return .number(Double(integer), integer: integer) }
-        guard let double = Double(text), double.isFinite else { throw fail("number out of range") }
-        return .number(double, integer: nil)
+        // Without an exponent, fewer than 309 digits are below Double's largest value (about 1.8e308).
+        if scaled || index - start > 300 {
+            guard Double(text)?.isFinite == true else { throw fail("number out of range") }
+        }
+        return .number(JSONNumber(text: text))
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

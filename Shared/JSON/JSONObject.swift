@@ -1,0 +1,62 @@
+/// A JSON object's members in the order read or set. A key that a document gives twice stays twice,
+/// so parsing hashes nothing; reading takes the first of a key, as Foundation's decoder does. Two
+/// objects are equal when they map the same keys to equal values, whatever the order.
+public struct JSONObject: Hashable, Sendable {
+    public private(set) var members: [(key: String, value: JSONValue)]
+
+    init(members: [(key: String, value: JSONValue)]) { self.members = members }
+
+    public init(_ dictionary: [String: JSONValue] = [:]) {
+        members = dictionary.map { (key: $0.key, value: $0.value) }
+    }
+
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// How many keys it has.
+    public var count: Int { members.count < 2 ? members.count : dictionary.count }
+
+    /// Each key with its first value.
+    public var dictionary: [String: JSONValue] {
+        Dictionary(members.lazy.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The first value of `key`; setting replaces every value of `key`, nil removes them.
+    public subscript(key: String) -> JSONValue? {
+        get { members.first { $0.key == key }?.value }
+        set {
+            if let index = members.firstIndex(where: { $0.key == key }) {
+                members.removeAll { $0.key == key }
+                if let newValue { members.insert((key, newValue), at: index) }
+            } else if let newValue {
+                members.append((key, newValue))
+            }
+        }
+    }
+
+    public static func == (a: JSONObject, b: JSONObject) -> Bool { a.dictionary == b.dictionary }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(dictionary) }
+
+    /// The members sorted by key as Foundation's `.sortedKeys` orders them (by Unicode scalar, which
+    /// UTF-8 bytes sort the same way), one of each key: the last set when `keepingLast` (what an
+    /// encoder's container does), else the first (what a decoder reads).
+    func sorted(keepingLast: Bool) -> JSONObject {
+        guard members.count > 1 else { return self }
+        let order = members.indices.sorted { a, b in
+            let (x, y) = (members[a].key, members[b].key)
+            return x.utf8.lexicographicallyPrecedes(y.utf8) || (x == y && a < b)
+        }
+        var result: [(key: String, value: JSONValue)] = []
+        result.reserveCapacity(order.count)
+        for (position, index) in order.enumerated() {
+            let neighbour = keepingLast ? position + 1 : position - 1
+            if order.indices.contains(neighbour), members[order[neighbour]].key == members[index].key { continue }
+            result.append(members[index])
+        }
+        return JSONObject(members: result)
+    }
+
+    func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
+        JSONObject(members: try members.map { ($0.key, try transform($0.value)) })
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// The wire's JSON decoder: a strict parser and a Decoder over its tree, throwing the same
+/// `DecodingError` cases as Foundation's `JSONDecoder` (so `WireCodec` tells a missing field from a
+/// wrong type the same way), at a fraction of the cost. `WireCodec.decode` uses it.
+public struct JSONTreeDecoder {
+    public init() {}
+
+    /// A `T` from one JSON document. Throws `DecodingError` as Foundation's decoder does: data corrupted
+    /// for bytes that are not JSON (or a number that does not fit), key not found, value not found for
+    /// a null, type mismatch. Never traps on any input.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let tree: JSONValue
+        do throws(JSONParser.Failure) {
+            tree = try JSONParser.parse(data)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(error.reason) at byte \(error.offset)"))
+        }
+        return try TreeDecoder(tree, path: []).decode(T.self)
+    }
+}

@@ -1,0 +1,52 @@
+/// Writes a `JSONValue` as compact JSON, members in the order given (`TreeEncoder` sorts them) and `/`
+/// left unescaped, as Foundation's `JSONEncoder` writes with `.sortedKeys` and `.withoutEscapingSlashes`.
+struct JSONWriter {
+    var bytes: [UInt8] = []
+
+    init() { bytes.reserveCapacity(256) }
+
+    mutating func write(_ tree: JSONValue) {
+        switch tree {
+        case .null: bytes += [0x6E, 0x75, 0x6C, 0x6C]
+        case .bool(let value): bytes += value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65]
+        case .number(let number): bytes += number.text.utf8
+        case .string(let text): writeString(text)
+        case .array(let items):
+            bytes.append(0x5B)
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                write(item)
+            }
+            bytes.append(0x5D)
+        case .object(let object):
+            bytes.append(0x7B)
+            for (index, field) in object.members.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                writeString(field.key)
+                bytes.append(0x3A)
+                write(field.value)
+            }
+            bytes.append(0x7D)
+        }
+    }
+
+    private mutating func writeString(_ text: String) {
+        bytes.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: bytes += [0x5C, 0x22]
+            case 0x5C: bytes += [0x5C, 0x5C]
+            case 0x08: bytes += [0x5C, 0x62]
+            case 0x0C: bytes += [0x5C, 0x66]
+            case 0x0A: bytes += [0x5C, 0x6E]
+            case 0x0D: bytes += [0x5C, 0x72]
+            case 0x09: bytes += [0x5C, 0x74]
+            case 0x00..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
+    }
+}
