@@ -2,22 +2,29 @@
 /// `limit` empties it first, so memory stays flat whatever the number of keys, at the price of
 /// computing the live entries again. Fits caches whose keys are few in normal use (publishers,
 /// prepared SQL) or whose values are cheap to make again (derived keys). Owned by one thread.
+/// Inlinable, so each user gets it specialized for its own key and value types: a generic call
+/// across modules otherwise goes through witness tables, on every request that consults it.
 public struct StartOverCache<Key: Hashable, Value> {
     public let limit: Int
-    private var entries: [Key: Value] = [:]
-    private var cost = 0
+    @usableFromInline var entries: [Key: Value] = [:]
+    @usableFromInline var cost = 0
 
+    @inlinable
     public init(limit: Int) { self.limit = limit }
 
+    @inlinable
     public subscript(key: Key) -> Value? { entries[key] }
 
     /// What the entries cost, as counted against `limit`.
+    @inlinable
     public var totalCost: Int { cost }
 
+    @inlinable
     public var count: Int { entries.count }
 
     /// Keeps `value` under `key` at `cost` (1 by default: a count); starts over first when it would
     /// not fit. An entry costing more than a sixteenth of the limit is not worth keeping.
+    @inlinable
     public mutating func insert(_ value: Value, forKey key: Key, cost entryCost: Int = 1) {
         guard entryCost <= max(1, limit / 16) else { return }
         if cost + entryCost > limit { removeAll() }
@@ -25,6 +32,7 @@ public struct StartOverCache<Key: Hashable, Value> {
     }
 
     /// The value under `key`, made by `make` (and kept) the first time.
+    @inlinable
     public mutating func value(_ key: Key, cost entryCost: Int = 1, make: () throws -> Value) rethrows -> Value {
         if let value = entries[key] { return value }
         let value = try make()
@@ -32,6 +40,7 @@ public struct StartOverCache<Key: Hashable, Value> {
         return value
     }
 
+    @inlinable
     public mutating func removeAll() {
         entries.removeAll()
         cost = 0

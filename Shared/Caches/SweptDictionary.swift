@@ -2,34 +2,44 @@
 /// call times out of their window): once it holds more than `sweepAt` entries, `sweep` keeps only
 /// the live ones and the threshold becomes twice what stayed (never below `floor`), so sweeping
 /// costs amortized O(1) an insert and memory follows the live entries. Owned by one thread.
+/// Inlinable, so each user gets it specialized for its own key and value types: a generic call
+/// across modules otherwise goes through witness tables, on every request that consults it.
 public struct SweptDictionary<Key: Hashable, Value> {
-    public private(set) var entries: [Key: Value] = [:]
+    @usableFromInline var storage: [Key: Value] = [:]
     public let floor: Int
-    private var sweepAt: Int
+    @usableFromInline var sweepAt: Int
 
+    @inlinable
     public init(floor: Int = 100_000) {
         self.floor = floor
         sweepAt = floor
     }
 
+    @inlinable
     public subscript(key: Key) -> Value? {
-        get { entries[key] }
-        set { entries[key] = newValue }
+        get { storage[key] }
+        set { storage[key] = newValue }
     }
 
     /// Sets `value` under `key`; returns the value it replaced, if any.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
-        entries.updateValue(value, forKey: key)
+        storage.updateValue(value, forKey: key)
     }
 
-    public var count: Int { entries.count }
+    @inlinable
+    public var count: Int { storage.count }
+
+    /// Every entry, live or not yet swept.
+    @inlinable
+    public var entries: [Key: Value] { storage }
 
     /// Past the threshold, drops every entry `isLive` says is stale.
+    @inlinable
     public mutating func sweepIfLarge(keeping isLive: (Value) -> Bool) {
-        guard entries.count > sweepAt else { return }
-        entries = entries.filter { isLive($0.value) }
-        sweepAt = max(floor, entries.count * 2)
+        guard storage.count > sweepAt else { return }
+        storage = storage.filter { isLive($0.value) }
+        sweepAt = max(floor, storage.count * 2)
     }
 }
 

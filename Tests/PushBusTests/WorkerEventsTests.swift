@@ -54,14 +54,7 @@ struct WorkerEventsTests {
         let subscriber = try Socket.sub(stack.context, connect: stack.eventsOut, topics: ["device.registered"])
 
         let handler = try ProbeHandler(path: "\(stack.dataDirectory)/probe.sqlite", tickAt: Date().addingTimeInterval(1.5))
-        let options = WorkerOptions {
-            $0.endpoint = stack.endpoint
-            $0.eventsIn = stack.eventsIn
-            $0.eventsOut = stack.eventsOut
-            $0.dataDirectory = stack.dataDirectory
-            $0.heartbeatMilliseconds = 200
-            $0.credit = 8
-        }
+        let options = stack.workerOptions()
         nonisolated(unsafe) let worker = ServiceWorker(service: "probe", options: options, handler: handler,
                                                        context: stack.context, logger: Logger(label: "probe", level: .error))
         let finished = DispatchSemaphore(value: 0)
@@ -135,14 +128,7 @@ struct ReliableEventsTests {
     /// Runs a recorder worker on its own thread until the returned stop function is called.
     func startRecorder(_ stack: TestStack, path: String, retentionHours: Int = 72) throws -> (RecorderHandler, () -> Void) {
         let handler = try RecorderHandler(path: path)
-        var options = WorkerOptions {
-            $0.endpoint = stack.endpoint
-            $0.eventsIn = stack.eventsIn
-            $0.eventsOut = stack.eventsOut
-            $0.dataDirectory = stack.dataDirectory
-            $0.heartbeatMilliseconds = 200
-            $0.credit = 8
-        }
+        var options = stack.workerOptions()
         options.eventRetentionHours = retentionHours
         nonisolated(unsafe) let worker = ServiceWorker(service: "recorder", options: options, handler: handler,
                                                        context: stack.context, logger: Logger(label: "recorder", level: .critical))

@@ -5,6 +5,7 @@ import Majordomo
 import Foundation
 import Schema
 import Testing
+import Worker
 import ZeroMQ
 
 /// A real gateway and real service executables on ephemeral ports with a temporary data directory.
@@ -111,6 +112,18 @@ final class TestStack: @unchecked Sendable {
                                       "--data-dir", dataDirectory, "--metrics", "127.0.0.1:\(metricsPort)",
                                       "--parent-pid", String(getpid())] + gatewayArguments,
                                      logDirectory: logDirectory)
+    }
+
+    /// Options for a worker run inside the test process against this stack.
+    func workerOptions() -> WorkerOptions {
+        WorkerOptions {
+            $0.endpoint = endpoint
+            $0.eventsIn = eventsIn
+            $0.eventsOut = eventsOut
+            $0.dataDirectory = dataDirectory
+            $0.heartbeatMilliseconds = 200
+            $0.credit = 8
+        }
     }
 
     /// Starts a service and waits until the gateway routes to it.
