@@ -49,7 +49,7 @@ public final class AnalyticsHandler: RequestHandler {
         case .statsReport: try report(request.decode(StatsReport.self), in: db)
         case .statsMessage: try messageStats(request.decode(StatsMessage.self), in: db)
         case .statsEvents: try eventStats(request.decode(StatsEvents.self), in: db)
-        default: throw CommandError.invalid("\(command.name) is not an analytics command")
+        default: throw notHandled(command)
         }
     }
 

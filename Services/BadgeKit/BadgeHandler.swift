@@ -40,7 +40,7 @@ public final class BadgeHandler: RequestHandler {
         case .badgeReset: try reset(request.decode(DeviceRef.self), in: db)
         case .badgeGet: try get(request.decode(DeviceRef.self), in: db)
         case .badgeApply: try applyPush(request.decode(BadgeApply.self), in: db)
-        default: throw CommandError.invalid("\(command.name) is not a badge command")
+        default: throw notHandled(command)
         }
     }
 

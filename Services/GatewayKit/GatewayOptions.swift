@@ -4,9 +4,9 @@ import Runtime
 /// flag's default.
 public struct GatewayOptions: Options {
     /// The request endpoint to bind, for clients and workers (the `--endpoint` they dial).
-    public var endpoint = "tcp://127.0.0.1:5555"
-    public var eventsIn = "tcp://127.0.0.1:5557"
-    public var eventsOut = "tcp://127.0.0.1:5558"
+    public var endpoint = DefaultEndpoints.request
+    public var eventsIn = DefaultEndpoints.eventsIn
+    public var eventsOut = DefaultEndpoints.eventsOut
     public var heartbeatMilliseconds = 1000
     public var liveness = 3
     public var requestTimeoutMilliseconds = 5000

@@ -40,7 +40,7 @@ public final class RegistrationHandler: RequestHandler {
         case .liveActivityStartToken: try setStartToken(request.decode(LiveActivityStartToken.self), in: db)
         case .liveActivityToken: try setActivityToken(request.decode(LiveActivityToken.self), in: db)
         case .deviceDelete: try delete(request.decode(DeviceRef.self), in: db)
-        default: throw CommandError.invalid("\(command.name) is not a registration command")
+        default: throw notHandled(command)
         }
     }
 

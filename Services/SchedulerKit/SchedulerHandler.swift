@@ -44,7 +44,7 @@ public final class SchedulerHandler: RequestHandler {
         case .localRemove: try remove(request.decode(LocalFilter.self), in: db)
         case .localFind: try find(request.decode(LocalFilter.self), in: db)
         case .locationReport: try report(request.decode(LocationReport.self), in: db)
-        default: throw CommandError.invalid("\(command.name) is not a scheduler command")
+        default: throw notHandled(command)
         }
     }
 

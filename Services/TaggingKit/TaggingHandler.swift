@@ -55,7 +55,7 @@ public final class TaggingHandler: RequestHandler {
         case .tagsList: try listTags(request.decode(AppRef.self), in: db)
         case .tagsCount: try countTags(request.decode(TagsCount.self), in: db)
         case .aliasLookup: try lookupAlias(request.decode(AliasLookup.self), in: db)
-        default: throw CommandError.invalid("\(command.name) is not a tagging command")
+        default: throw notHandled(command)
         }
     }
 

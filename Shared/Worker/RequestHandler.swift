@@ -38,3 +38,11 @@ extension RequestHandler {
     public func nextTick() -> Date? { nil }
     public func tick(now: Date, in db: Database) throws {}
 }
+
+extension RequestHandler {
+    /// What a handler's `switch` ends with. The worker refuses another service's command before the
+    /// handler is called, so only a command of this service that the handler does not take gets here.
+    public func notHandled(_ command: Command) -> CommandError {
+        .invalid("\(command.name) is not handled by \(service.name)")
+    }
+}

@@ -18,8 +18,6 @@ public final class ServiceWorker {
     /// Any thread may stop the loop through it.
     public let stopper: Stopper
     let handler: any RequestHandler
-    /// The service's database and outbox: every transaction of the service is opened here.
-    let storage: ServiceStorage
     let logger: Logger
     /// The proofs this service has handled, so none is accepted twice.
     let ledger = ProofLedger()
@@ -45,11 +43,13 @@ public final class ServiceWorker {
         self.service = service
         self.options = options
         self.handler = handler
-        storage = handler.storage
         self.logger = logger
         self.stopper = Stopper(context: context)
         metrics = WorkerMetrics(service: service)
     }
+
+    /// The service's database and outbox: every transaction of the service is opened here.
+    var storage: ServiceStorage { handler.storage }
 
     /// Serves until `stopper.request()`; then tells the gateway it leaves and returns.
     public func run() throws {
@@ -181,7 +181,7 @@ public final class ServiceWorker {
         } catch {
             let failure: CommandError
             if let damage = error as? SQLiteError, damage.isDamage {
-                logDamage(damage, during: "batch of \(bodies.count)")
+                Self.logDamage(damage, during: "batch of \(bodies.count)", store: storage.store, logger: logger)
                 failure = .damagedDatabase(damage)
             } else {
                 logger.error("batch commit failed", ["error": error, "batch.size": bodies.count])
@@ -194,8 +194,25 @@ public final class ServiceWorker {
     }
 
     /// One line naming the damaged file and what ran into it.
-    private func logDamage(_ damage: SQLiteError, during work: String) {
-        logger.error("database damaged", ["file": damage.path ?? storage.store.path, "during": work, "error": damage.message])
+    private static func logDamage(_ damage: SQLiteError, during work: String, store: Store, logger: Logger?) {
+        logger?.error("database damaged", ["file": damage.path ?? store.path, "during": work, "error": damage.message])
+    }
+
+    /// The reply to a request that threw: a refusal with its own code; 6024 for a damaged database,
+    /// logged with its file; anything else logged and answered as an internal error, `fallback`.
+    private static func errorReply(_ error: any Error, seq: Int?, during work: String, store: Store, logger: Logger?,
+                                   fallback: String) -> Data {
+        switch error {
+        case let refusal as CommandError:
+            logger?.debug("request refused", ["command": work, "code": refusal.code, "reason": refusal.message])
+            return WireCodec.errorReply(refusal, seq: seq)
+        case let damage as SQLiteError where damage.isDamage:
+            logDamage(damage, during: work, store: store, logger: logger)
+            return WireCodec.errorReply(.damagedDatabase(damage), seq: seq)
+        default:
+            logger?.error("request failed", ["command": work, "error": error])
+            return WireCodec.errorReply(CommandError(.internalError, fallback), seq: seq)
+        }
     }
 
     /// One request: `[command, payload]`, or `[command, payload, proof, ts]` when it was signed (the
@@ -229,19 +246,12 @@ public final class ServiceWorker {
             return WireCodec.errorReply(.invalid("unknown command \(request.command.prefix(64)) for \(handler.service.name)"),
                                         seq: request.seq)
         }
+        let store = handler.storage.store
         do {
-            let value = try handler.storage.store.write { db in try handler.handle(command, request, in: db) }
+            let value = try store.write { db in try handler.handle(command, request, in: db) }
             return WireCodec.successReply(value, seq: request.seq)
-        } catch let error as CommandError {
-            logger?.debug("request refused", ["command": command.name, "code": error.code, "reason": error.message])
-            return WireCodec.errorReply(error, seq: request.seq)
-        } catch let damage as SQLiteError where damage.isDamage {
-            logger?.error("database damaged", ["file": damage.path ?? handler.storage.store.path, "during": command.name,
-                                               "error": damage.message])
-            return WireCodec.errorReply(.damagedDatabase(damage), seq: request.seq)
         } catch {
-            logger?.error("request failed", ["command": command.name, "error": error])
-            return WireCodec.errorReply(CommandError(.internalError, "internal error"), seq: request.seq)
+            return errorReply(error, seq: request.seq, during: command.name, store: store, logger: logger, fallback: "internal error")
         }
     }
 
@@ -267,15 +277,9 @@ public final class ServiceWorker {
         do {
             let answer = try storage.outbox.answer(try request.decode(EventFetch.self), credential: publisherCredential)
             return WireCodec.successReply(answer, seq: request.seq)
-        } catch let error as CommandError {
-            return WireCodec.errorReply(error, seq: request.seq)
-        } catch let damage as SQLiteError where damage.isDamage {
-            logDamage(damage, during: EventFetch.command)
-            return WireCodec.errorReply(.damagedDatabase(damage), seq: request.seq)
         } catch {
-            return WireCodec.errorReply(CommandError(.internalError, "events could not be read"), seq: request.seq)
+            return Self.errorReply(error, seq: request.seq, during: EventFetch.command, store: storage.store, logger: logger,
+                                   fallback: "events could not be read")
         }
     }
-
-
 }

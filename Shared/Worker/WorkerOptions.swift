@@ -7,9 +7,9 @@ import Runtime
 /// property's initial value is its flag's default.
 public struct WorkerOptions: Options {
     /// The gateway's request endpoint the worker dials (the gateway binds the same `--endpoint`).
-    public var endpoint = "tcp://127.0.0.1:5555"
-    public var eventsIn = "tcp://127.0.0.1:5557"
-    public var eventsOut = "tcp://127.0.0.1:5558"
+    public var endpoint = DefaultEndpoints.request
+    public var eventsIn = DefaultEndpoints.eventsIn
+    public var eventsOut = DefaultEndpoints.eventsOut
     public var dataDirectory = "./data"
     public var heartbeatMilliseconds = 1000
     public var liveness = 3

@@ -3,7 +3,7 @@ import Runtime
 /// pushbus-fuzz's settings, from flags or `PUSHBUS_*` variables; each property's initial value is
 /// its flag's default.
 struct FuzzOptions: Options {
-    var endpoint = "tcp://127.0.0.1:5555"
+    var endpoint = DefaultEndpoints.request
     var messages = 100_000
     var seed: UInt64 = 1
     var window = 256

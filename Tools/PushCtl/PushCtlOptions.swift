@@ -3,7 +3,7 @@ import Runtime
 /// pushctl's settings, from flags or `PUSHBUS_*` variables; each property's initial value is its
 /// flag's default.
 struct PushCtlOptions: Options {
-    var endpoint = "tcp://127.0.0.1:5555"
+    var endpoint = DefaultEndpoints.request
     var appKey: String?
     var platform = "ios"
     var deviceID: String?

@@ -8,7 +8,7 @@ struct ReplayCommandLine: Options {
     var generator = TrafficGenerator(devices: 1000, commands: 10_000, seed: 1)
     var out: String?
     var file: String?
-    var run = ReplayOptions(endpoint: "tcp://127.0.0.1:5555")
+    var run = ReplayOptions(endpoint: DefaultEndpoints.request)
     var dataDirectory = "./data"
     var json = false
     var quiet = false
