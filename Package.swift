@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "analytics", targets: ["analytics"]),
         .executable(name: "scheduler", targets: ["scheduler"]),
         .executable(name: "badge", targets: ["badge"]),
+        .executable(name: "push", targets: ["push"]),
+        .executable(name: "apns", targets: ["apns"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
@@ -26,6 +28,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Shared/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime → bus → events → worker; client.
         // Two bounded dictionaries every cache and expiring map is made of.
@@ -50,6 +54,10 @@ let package = Package(
                 path: "Shared/Worker"),
         .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials"),
         .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
+        // An HTTP/2 client on libcurl: many requests at once as streams on one kept connection (APNs).
+        .target(name: "HTTP2Client", dependencies: ["CCurl"], path: "Shared/HTTP2"),
+        // ES256 JSON Web Tokens on libcrypto: the APNs provider token.
+        .target(name: "JWT", dependencies: ["CCrypto"], path: "Shared/JWT"),
         // Who may sign which command: the gateway checks by it and the client signs by it.
         .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing"),
 
@@ -77,6 +85,15 @@ let package = Package(
         .target(name: "BadgeKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker"], path: "Services/BadgeKit"),
         .executableTarget(name: "badge", dependencies: ["BadgeKit", "Runtime", "Worker"], path: "Services/Badge"),
 
+        // The sending path: push owns messages and their fan-out; apns is a stateless HTTP/2 sender.
+        .target(name: "PushKit", dependencies: ["Caches", "SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "Client",
+                                                "Credentials", "JWT", "ZeroMQ"],
+                path: "Services/PushKit"),
+        .executableTarget(name: "push", dependencies: ["PushKit", "Runtime", "Worker", "Credentials", "ZeroMQ"], path: "Services/Push"),
+        .target(name: "ApnsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Worker", "Credentials", "JWT", "HTTP2Client"],
+                path: "Services/ApnsKit"),
+        .executableTarget(name: "apns", dependencies: ["ApnsKit", "Runtime", "Worker"], path: "Services/Apns"),
+
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "JSON", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
@@ -89,6 +106,8 @@ let package = Package(
         .executableTarget(name: "pushbus-fuzz", dependencies: ["FuzzKit", "Runtime", "Schema", "Credentials"], path: "Tools/Fuzz"),
 
         // Benchmarks: executables, never tests (`make bench`).
+        // The HTTP/2 transport and provider token against a local stand-in (nghttpd): rate, one request, a token.
+        .executableTarget(name: "h2probe", dependencies: ["HTTP2Client", "JWT", "Runtime"], path: "Tools/H2Probe"),
         .executableTarget(name: "bench-zeromq", dependencies: ["ZeroMQ", "Runtime"], path: "Tools/BenchZeroMQ"),
         .executableTarget(name: "bench-tagging", dependencies: ["TaggingKit", "Runtime", "Bus", "Events", "Worker", "Schema"], path: "Tools/BenchTagging"),
         .executableTarget(name: "bench-analytics", dependencies: ["AnalyticsKit", "Runtime", "Bus", "Events", "Worker", "SQLite", "JSON", "Schema", "WireTime"],
@@ -108,7 +127,7 @@ let package = Package(
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime"],
+                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "JWT", "HTTP2Client", "Credentials"],
                     path: "Tests/PushBusTests"),
     ]
 )

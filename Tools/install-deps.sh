@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what PushBus needs on a fresh Debian machine with Swift: the C libraries (libzmq, SQLite,
-# OpenSSL's libcrypto, libmicrohttpd) through apt, and for the tests pyzmq (the interop MDP client)
-# and kubernetes-validate (the manifest checks). Does nothing when all is there.
+# OpenSSL's libcrypto, libmicrohttpd, libcurl with HTTP/2) through apt; for the tests pyzmq (the
+# interop MDP client), kubernetes-validate (the manifest checks) and hypercorn, h2 and cryptography
+# (the APNs stand-in, Tests/apns); for the benchmarks nghttpd and h2load. Does nothing when all is there.
 set -euo pipefail
 
-packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev)
+packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev)
+# The benchmarks' APNs stand-in (nghttpd) and its ceiling (h2load).
+if [ "${1:-}" = "--bench" ]; then packages+=(nghttp2-server nghttp2-client); fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -21,6 +24,10 @@ if [ "${1:-}" = "--test" ]; then
     if ! python3 -c 'import zmq' 2>/dev/null; then
         echo "installing pyzmq for the interop tests"
         python3 -m pip install --quiet pyzmq
+    fi
+    if ! python3 -c 'import hypercorn, h2, cryptography' 2>/dev/null; then
+        echo "installing hypercorn, h2 and cryptography for the APNs stand-in"
+        python3 -m pip install --quiet hypercorn h2 cryptography
     fi
     if ! python3 -c 'import kubernetes_validate' 2>/dev/null; then
         echo "installing kubernetes-validate for the manifest checks"

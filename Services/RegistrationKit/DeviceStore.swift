@@ -39,10 +39,10 @@ struct DeviceStore {
                       platform: String, deviceID: String?, apnsToken: String?, now: Double) throws {
         try db.run("""
             INSERT INTO devices (registration_id, app_key, platform, device_id, apns_token, apns_production,
-                                 sdk_version, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 sdk_version, created_at, updated_at, apns_token_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, registrationID, appKey, platform, deviceID, apnsToken, p.apnsProduction ?? false,
-            p.sdkVersion, now, now)
+            p.sdkVersion, now, now, apnsToken == nil ? nil : now)
     }
 
     /// Refreshes what a re-registering install reports; fields it left out keep their values.
@@ -51,19 +51,33 @@ struct DeviceStore {
         try db.run("""
             UPDATE devices SET platform = ?, apns_token = COALESCE(?, apns_token),
                 apns_production = COALESCE(?, apns_production), sdk_version = COALESCE(?, sdk_version),
-                updated_at = ?
+                updated_at = ?, apns_token_at = CASE WHEN ? IS NULL THEN apns_token_at ELSE ? END
             WHERE registration_id = ?
-            """, platform, apnsToken, p.apnsProduction, p.sdkVersion, now, registrationID)
+            """, platform, apnsToken, p.apnsProduction, p.sdkVersion, now, apnsToken, now, registrationID)
     }
 
     /// Sets one column of a device. `column` is one of the fixed names below, never client input.
     func set(_ db: Database, _ column: Column, to value: String?, registrationID: String, now: Double) throws {
-        try db.run("UPDATE devices SET \(column.rawValue) = ?, updated_at = ? WHERE registration_id = ?",
-                   value, now, registrationID)
+        if let stamp = column.givenAt {
+            try db.run("UPDATE devices SET \(column.rawValue) = ?, \(stamp) = ?, updated_at = ? WHERE registration_id = ?",
+                       value, now, now, registrationID)
+        } else {
+            try db.run("UPDATE devices SET \(column.rawValue) = ?, updated_at = ? WHERE registration_id = ?",
+                       value, now, registrationID)
+        }
     }
 
     enum Column: String {
         case apnsToken = "apns_token", voipToken = "voip_token", language, timezone, mobile
+
+        /// The column that says when a token was last given, for the token columns.
+        var givenAt: String? {
+            switch self {
+            case .apnsToken: "apns_token_at"
+            case .voipToken: "voip_token_at"
+            default: nil
+            }
+        }
     }
 
     /// The two kinds of Live Activity token a device keeps, each keyed by its own name.

@@ -11,9 +11,9 @@ import Worker
 public final class RegistrationHandler: RequestHandler {
     public let service = Service.registration
     public let storage: ServiceStorage
-    private let devices = DeviceStore()
+    let devices = DeviceStore()
     private var mobileLimiter = RateLimiter(limit: 3, window: 10)
-    private let clock: @Sendable () -> Double
+    let clock: @Sendable () -> Double
     /// The shard this handler serves; the registration IDs it gives out hash to it.
     private let shard: ShardLayout
     /// Derives app master secrets and device secrets (the gateway derives the same to check proofs).
@@ -40,6 +40,8 @@ public final class RegistrationHandler: RequestHandler {
         case .liveActivityStartToken: try setStartToken(request.decode(LiveActivityStartToken.self), in: db)
         case .liveActivityToken: try setActivityToken(request.decode(LiveActivityToken.self), in: db)
         case .deviceDelete: try delete(request.decode(DeviceRef.self), in: db)
+        case .deviceTokens: try tokens(request.decode(DeviceTokensQuery.self), in: db)
+        case .deviceTokensInvalid: try disableTokens(request.decode(DeviceTokensInvalid.self), in: db)
         default: throw notHandled(command)
         }
     }

@@ -39,5 +39,13 @@ enum RegistrationSchema {
                 PRIMARY KEY (registration_id, live_activity_id)
             );
             """),
+        // When each APNs token was last given, so a token APNs reports dead is disabled only when the
+        // device has not registered it again since (APNs' 410 `timestamp`).
+        Migration("registration-2", """
+            ALTER TABLE devices ADD COLUMN apns_token_at REAL;
+            ALTER TABLE devices ADD COLUMN voip_token_at REAL;
+            UPDATE devices SET apns_token_at = updated_at WHERE apns_token IS NOT NULL;
+            UPDATE devices SET voip_token_at = updated_at WHERE voip_token IS NOT NULL;
+            """),
     ]
 }

@@ -35,8 +35,9 @@ struct Audience {
         channels = try Self.values(p.channels, "channel", max: Self.maxKeys) { channel throws(CommandError) in
             try Validate.channel(channel)
         }
-        guard registrationIDs != nil || aliases != nil || tags != nil || tagAnd != nil || tagNot != nil || channels != nil else {
-            throw .empty("audience names nothing: give registration_id, alias, tag, tag_and, tag_not or channel")
+        guard registrationIDs != nil || aliases != nil || tags != nil || tagAnd != nil || tagNot != nil || channels != nil
+                || p.all == true else {
+            throw .empty("audience names nothing: give registration_id, alias, tag, tag_and, tag_not or channel, or all: true")
         }
         cursor = try p.cursor.map { text throws(CommandError) in try AudienceCursor(text) }
         limit = p.limit ?? Self.defaultLimit

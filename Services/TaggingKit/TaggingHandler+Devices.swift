@@ -1,15 +1,26 @@
 import Bus
 import Foundation
+import Runtime
 import Schema
 import SQLite
+import Worker
 
 /// What every device command shares (its keys, its entry, its rate of sets), what a deleted device
 /// loses, and the purge of expired channel subscriptions.
 extension TaggingHandler {
-    public var subscriptions: [Topic] { [.deviceDeleted] }
+    public var subscriptions: [Topic] { [.deviceRegistered, .deviceDeleted] }
 
-    /// A deleted device loses its tags, alias and subscriptions here too.
+    /// A registered device joins the app's audience (`all`) on its shard; a deleted one loses its
+    /// tags, alias and subscriptions here too.
     public func apply(_ event: BusEvent, in db: Database) throws {
+        if event.topic == Topic.deviceRegistered.rawValue {
+            let registered = try event.decode(DeviceRegisteredEvent.self).body
+            guard ShardHash.shard(of: registered.registrationID, count: shard.count) == shard.index,
+                  try devices.find(db, registrationID: registered.registrationID) == nil,
+                  try !Tombstones.contains(db, registrationID: registered.registrationID) else { return }
+            _ = try devices.entry(db, registrationID: registered.registrationID, appKey: registered.appKey)
+            return
+        }
         let deleted = try event.decode(DeviceDeletedEvent.self).body
         guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
         _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)

@@ -22,10 +22,14 @@ public final class TaggingHandler: RequestHandler {
     /// The earliest channel expiry, so the worker wakes to purge it; recomputed after channel writes.
     var nextExpiry: Double?
     let clock: @Sendable () -> Double
+    /// The shard this handler serves: it learns only the registered devices that hash to it, so an
+    /// audience of every device counts each once across shards.
+    let shard: ShardLayout
 
     /// Opens (creating and migrating) the database at `path`. `clock` gives Unix seconds; tests move it.
-    public init(path: String, publisher: String = "tagging", aliasMaxDevices: Int = 10,
+    public init(path: String, publisher: String = "tagging", aliasMaxDevices: Int = 10, shard: ShardLayout = ShardLayout(),
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        self.shard = shard
         storage = try ServiceStorage(path: path, migrations: TaggingSchema.migrations, publisher: publisher)
         tags = TagStore(store: storage.store)
         self.aliasMaxDevices = aliasMaxDevices

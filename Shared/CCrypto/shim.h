@@ -5,6 +5,12 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <openssl/params.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
 
 /// HMAC-SHA256 of `prefix` followed by `body` under `key`, into `out` (32 bytes). Returns 1 on
 /// success. OpenSSL 3's one-shot HMAC() looks the algorithm up by name on every call, which cost

@@ -15,12 +15,13 @@ public struct ShardMap: Sendable, Equatable {
     public init() {}
 
     /// Parses `service=count` pairs separated by commas (spaces around them ignored); "" is no shards.
-    public init(parsing text: String) throws(UsageError) {
+    /// `flag` names the flag in the error (the launcher's `--replicas` takes the same grammar).
+    public init(parsing text: String, flag: String = "shards") throws(UsageError) {
         for pair in text.split(separator: ",") where !pair.trimmingCharacters(in: .whitespaces).isEmpty {
             let parts = pair.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let service = Service(rawValue: parts[0]), let count = Int(parts[1]),
                   (1...Self.limit).contains(count) else {
-                throw UsageError("--shards takes service=count pairs with 1...\(Self.limit) shards, e.g. tagging=2,badge=2 (services: "
+                throw UsageError("--\(flag) takes service=count pairs with 1...\(Self.limit) shards, e.g. tagging=2,badge=2 (services: "
                                  + Service.allCases.map(\.name).joined(separator: ", ") + ")")
             }
             if count > 1 { counts[service.name] = count }

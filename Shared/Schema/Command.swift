@@ -51,6 +51,17 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     case statsReport = "stats.report"
     case statsMessage = "stats.message"
     case statsEvents = "stats.events"
+    // push
+    case apnsCredentials = "apns.credentials"
+    case pushSend = "push.send"
+    case pushValidate = "push.validate"
+    case pushStatus = "push.status"
+    case pushDeviceStatus = "push.device_status"
+    case pushWithdraw = "push.withdraw"
+    // PushBus's internal commands, between its own services (signed by a service or the admin)
+    case deviceTokens = "device.tokens"
+    case deviceTokensInvalid = "device.tokens_invalid"
+    case apnsSend = "apns.send"
 
     /// The wire name, e.g. `tags.add`.
     public var name: String { rawValue }
@@ -59,7 +70,7 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     public var service: Service {
         switch self {
         case .appCreate, .deviceRegister, .deviceGet, .deviceUpdate, .deviceMobile,
-             .liveActivityStartToken, .liveActivityToken, .deviceDelete:
+             .liveActivityStartToken, .liveActivityToken, .deviceDelete, .deviceTokens, .deviceTokensInvalid:
             .registration
         case .tagsAdd, .tagsSet, .tagsDelete, .tagsClean, .tagsGet, .tagsValid,
              .aliasSet, .aliasDelete, .aliasGet,
@@ -73,6 +84,10 @@ public enum Command: String, CaseIterable, Codable, Sendable {
         case .maStart, .maIdentify, .maContact, .maEvents, .maProperty, .maChannelValue, .maProfile, .maErase,
              .statsReport, .statsMessage, .statsEvents:
             .analytics
+        case .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw:
+            .push
+        case .apnsSend:
+            .apns
         }
     }
 
@@ -86,7 +101,20 @@ extension Command {
     /// Commands that name no single device but query or change a whole app: signed by the app.
     public var isAppWide: Bool {
         switch self {
-        case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .statsMessage, .statsEvents: true
+        case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .statsMessage, .statsEvents,
+             .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw,
+             .deviceTokens, .deviceTokensInvalid:
+            true
+        default: false
+        }
+    }
+
+    /// Commands outside the public catalog, which only PushBus's own services (or the admin) call:
+    /// the push service asking registration for tokens and reporting dead ones, and handing
+    /// notifications to an `apns` sender.
+    public var isInternal: Bool {
+        switch self {
+        case .deviceTokens, .deviceTokensInvalid, .apnsSend: true
         default: false
         }
     }

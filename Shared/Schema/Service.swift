@@ -1,9 +1,13 @@
-/// The services that own device state. Each runs as its own executable and MDP worker.
+/// The services behind the gateway: those that own device state, then the sending path (`push`
+/// owns messages, `apns` is a stateless sender). Each runs as its own executable and MDP worker.
 public enum Service: String, CaseIterable, Codable, Sendable {
-    case registration, tagging, badge, scheduler, analytics
+    case registration, tagging, badge, scheduler, analytics, push, apns
 
     /// The MDP service name workers announce and clients may address directly.
     public var name: String { rawValue }
+
+    /// Keeps nothing, so it scales by running more workers of the one service (`--replicas`), never by shards.
+    public var isStateless: Bool { self == .apns }
 
     /// The key a sharded deployment hashes to pick this service's shard.
     public var shardKey: String { self == .analytics ? "euid" : "registration_id" }

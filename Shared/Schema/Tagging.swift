@@ -159,11 +159,14 @@ public struct AudienceResolve: Codable, Equatable, Sendable {
     public var tagNot: [String]?
     /// Channel subscriptions (TikPush), matched like tags (OR); expired ones never match.
     public var channels: [String]?
+    /// Every device of the app (a push `to: "all"`); other kinds given with it narrow it as usual.
+    public var all: Bool?
     public var cursor: String?
     public var limit: Int?
     public init(appKey: String?, registrationIDs: [String]? = nil, aliases: [String]? = nil, tags: [String]? = nil,
-                tagAnd: [String]? = nil, tagNot: [String]? = nil, channels: [String]? = nil, cursor: String? = nil,
+                tagAnd: [String]? = nil, tagNot: [String]? = nil, channels: [String]? = nil, all: Bool? = nil, cursor: String? = nil,
                 limit: Int? = nil) {
+        self.all = all
         self.appKey = appKey
         self.registrationIDs = registrationIDs
         self.aliases = aliases
@@ -176,7 +179,7 @@ public struct AudienceResolve: Codable, Equatable, Sendable {
     }
     enum CodingKeys: String, CodingKey {
         case appKey = "app_key", registrationIDs = "registration_id", aliases = "alias", tags = "tag"
-        case tagAnd = "tag_and", tagNot = "tag_not", channels = "channel", cursor, limit
+        case tagAnd = "tag_and", tagNot = "tag_not", channels = "channel", all, cursor, limit
     }
 
     /// Reads every kind as the catalog gives it, an array, except that `registration_id` may also be
@@ -195,6 +198,7 @@ public struct AudienceResolve: Codable, Equatable, Sendable {
         tagAnd = try c.decodeIfPresent([String].self, forKey: .tagAnd)
         tagNot = try c.decodeIfPresent([String].self, forKey: .tagNot)
         channels = try c.decodeIfPresent([String].self, forKey: .channels)
+        all = try c.decodeIfPresent(Bool.self, forKey: .all)
         cursor = try c.decodeIfPresent(String.self, forKey: .cursor)
         limit = try c.decodeIfPresent(Int.self, forKey: .limit)
     }

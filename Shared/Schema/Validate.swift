@@ -102,7 +102,7 @@ public enum Validate {
         isDigit(byte) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
     }
 
-    static func isKeyByte(_ byte: UInt8) -> Bool {
+    public static func isKeyByte(_ byte: UInt8) -> Bool {
         isDigit(byte) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
             || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }

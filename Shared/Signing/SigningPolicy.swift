@@ -46,6 +46,8 @@ public enum SigningPolicy {
         guard let command else { return Rule(signers: [.service, .admin], acceptsUnsigned: false, device: .optional) }
         switch command {
         case .appCreate: return Rule(signers: [.admin], acceptsUnsigned: false, device: .optional)
+        case _ where command.isInternal: return Rule(signers: [.service, .admin], acceptsUnsigned: false, device: .filter)
+        case .apnsCredentials: return Rule(signers: [.app, .admin], acceptsUnsigned: false, device: .filter)
         case .deviceRegister: return Rule(signers: [.device, .app], acceptsUnsigned: true, device: .optional)
         case .maErase: return Rule(signers: [.app], acceptsUnsigned: false, device: .optional)
         case .statsReport: return Rule(signers: [.device], acceptsUnsigned: false, device: .optional)
@@ -62,7 +64,7 @@ public enum SigningPolicy {
     /// (`ma.erase`) is refused by the gateway, not signed as the app behind its back.
     public static func clientSigners(for command: Command?, namingDevice: Bool) -> [Role] {
         let rule = rule(for: command)
-        guard let command, command != .appCreate else { return rule.signers }
+        guard let command, command != .appCreate, !command.isInternal else { return rule.signers }
         return rule.device != .filter && namingDevice ? [.device] : [.app]
     }
 }

@@ -5,6 +5,8 @@ import Runtime
 import SchedulerKit
 import TaggingKit
 import Testing
+import PushKit
+import ApnsKit
 import Worker
 @testable import GatewayKit
 
@@ -104,7 +106,9 @@ struct OptionsTests {
         ("badge", (WorkerOptions.flags + BadgeSettings.flags).map(\.name)),
         ("scheduler", (WorkerOptions.flags + SchedulerSettings.flags).map(\.name)),
         ("analytics", (WorkerOptions.flags + AnalyticsSettings.flags).map(\.name)),
-        ("pushbus", ["data-dir", "host", "bus-host", "base-port", "services", "shards", "curve", "ready-timeout-ms", "log-level"]),
+        ("push", (WorkerOptions.flags + PushSettings.flags).map(\.name)),
+        ("apns", (WorkerOptions.flags + ApnsSettings.flags).map(\.name)),
+        ("pushbus", ["data-dir", "host", "bus-host", "base-port", "services", "shards", "replicas", "curve", "ready-timeout-ms", "log-level"]),
         ("pushctl", ["endpoint", "app-key", "platform", "device-id", "registration-id", "timeout-ms", "shard-index", "shard-count",
                      "curve-server-key", "data-dir", "master-secret", "device-secret", "json"]),
         ("pushbus-replay", ["devices", "commands", "seed", "mix", "rate", "app-key", "out", "file", "endpoint", "window", "connections",

@@ -231,6 +231,44 @@ struct SchemaCatalogTests {
                 keys: ["app_key", "from", "to", "name", "bucket"])
             SchemaFixture.expectReply(EventStats(buckets: [StatsBucket(start: "2025-03-01T00:00:00Z", count: 4)]),
                                       keys: ["buckets"])
+
+        // push
+        case .apnsCredentials:
+            SchemaFixture.expectPayload(ApnsCredentials(appKey: app, teamID: "TEAM123456", keyID: "KEY1234567", bundleID: "com.acme",
+                                                        p8: "-----BEGIN PRIVATE KEY-----"),
+                                        keys: ["app_key", "team_id", "key_id", "bundle_id", "p8"])
+            SchemaFixture.expectReply(Empty(), keys: [])
+        case .pushSend, .pushValidate:
+            SchemaFixture.expectPayload(PushSend(appKey: app, to: .string("all"), body: .object(["platform": .string("ios")]),
+                                                 requestID: "r1", customArgs: .object([:])),
+                                        keys: ["app_key", "to", "body", "request_id", "custom_args"])
+            SchemaFixture.expectReply(PushAccepted(msgID: "1000000001", requestID: "r1"), keys: ["msg_id", "request_id"])
+        case .pushStatus:
+            SchemaFixture.expectPayload(PushStatusQuery(appKey: app, msgIDs: ["1000000001"]), keys: ["app_key", "msg_ids"])
+            SchemaFixture.expectReply(PushStatusReply(messages: ["1000000001": MessageStatus(targets: 2, sent: 1, failed: ["Unregistered": 1],
+                                                                                              pending: 0, state: "done")]),
+                                      keys: ["messages"])
+        case .pushDeviceStatus:
+            SchemaFixture.expectPayload(PushDeviceStatusQuery(appKey: app, msgID: "1000000001", registrationIDs: [rid]),
+                                        keys: ["app_key", "msg_id", "registration_ids"])
+            SchemaFixture.expectReply(PushDeviceStatusReply(devices: [rid: DeliveryStatus(status: "sent")]), keys: ["devices"])
+        case .pushWithdraw:
+            SchemaFixture.expectPayload(PushWithdraw(appKey: app, msgID: "1000000001"), keys: ["app_key", "msg_id"])
+            SchemaFixture.expectReply(PushWithdrawn(msgID: "1000000001"), keys: ["msg_id"])
+
+        // internal
+        case .deviceTokens:
+            SchemaFixture.expectPayload(DeviceTokensQuery(appKey: app, registrationIDs: [rid], liveActivityID: "order-1"),
+                                        keys: ["app_key", "registration_ids", "live_activity_id"])
+            SchemaFixture.expectReply(DeviceTokensReply(devices: [rid: DeviceTokens(apnsToken: "ab", apnsProduction: false)]), keys: ["devices"])
+        case .deviceTokensInvalid:
+            SchemaFixture.expectPayload(DeviceTokensInvalid(appKey: app, tokens: [InvalidToken(registrationID: rid, token: "ab", kind: "apns", since: 1)]),
+                                        keys: ["app_key", "tokens"])
+            SchemaFixture.expectReply(TokensDisabled(disabled: 1), keys: ["disabled"])
+        case .apnsSend:
+            SchemaFixture.expectPayload(ApnsSend(credentials: ApnsKey(teamID: "T", keyID: "K", p8: "P"), notifications: []),
+                                        keys: ["credentials", "notifications"])
+            SchemaFixture.expectReply(ApnsSent(results: [ApnsResult(id: "1:a", status: 200)]), keys: ["results"])
         }
     }
 }

@@ -35,7 +35,7 @@ struct ShardMapTests {
         #expect(ShardMap.limit == 1024)
         #expect(try ShardMap(parsing: "tagging=1024").count("tagging") == 1024)
         #expect(try ShardMap(parsing: "tagging=1").count("tagging") == 1)
-        for bad in ["tagging=0", "tagging=1025", "tagging=-1", "tagging", "tagging=2=3", "tagging=two", "push=2", "=2", "tagging=2;badge=2"] {
+        for bad in ["tagging=0", "tagging=1025", "tagging=-1", "tagging", "tagging=2=3", "tagging=two", "pusher=2", "=2", "tagging=2;badge=2"] {
             let error = try #require(refusal(bad), "\(bad) is refused")
             #expect(error.message.hasPrefix("--shards takes service=count pairs with 1...1024 shards"), "\(bad): \(error)")
         }

@@ -62,6 +62,15 @@ struct SigningPolicyTests {
         (.statsReport, [.device], .optional),
         (.statsMessage, [.app], .filter),
         (.statsEvents, [.app], .filter),
+        (.apnsCredentials, [.app, .admin], .filter),
+        (.pushSend, [.app], .filter),
+        (.pushValidate, [.app], .filter),
+        (.pushStatus, [.app], .filter),
+        (.pushDeviceStatus, [.app], .filter),
+        (.pushWithdraw, [.app], .filter),
+        (.deviceTokens, [.service, .admin], .filter),
+        (.deviceTokensInvalid, [.service, .admin], .filter),
+        (.apnsSend, [.service, .admin], .filter),
     ]
 
     let secrets = Secrets(admin: String(repeating: "a", count: 64), serverKey: String(repeating: "5", count: 64))
@@ -130,6 +139,7 @@ struct SigningPolicyTests {
     static func clientRole(_ command: Command?, namingDevice: Bool) -> Role {
         switch command {
         case nil: .service
+        case let command? where command.isInternal: .service
         case .appCreate?: .admin
         case let command? where SigningPolicy.rule(for: command).device != .filter && namingDevice: .device
         default: .app

@@ -29,9 +29,8 @@ final class Launcher: @unchecked Sendable {
         } else {
             serverKey = nil
         }
-        let names = ["gateway"] + options.services.flatMap { service in
-            (0..<options.shards.count(service)).map { ShardHash.serviceName(service.name, shard: $0, of: options.shards.count(service)) }
-        }
+        let workers = options.services.flatMap { Self.workers(of: $0, options) }
+        let names = ["gateway"] + workers.map(\.name)
         output = PrefixedOutput(names: names)
         let level = ["--log-level", "\(options.logLevel)", "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
@@ -40,18 +39,26 @@ final class Launcher: @unchecked Sendable {
                                           "--data-dir", options.dataDirectory, "--metrics", "\(options.host):\(options.basePort + 1)"]
                                   + gatewayCurve + level,
                               output: output)]
-        for service in options.services {
-            let count = options.shards.count(service)
-            for shard in 0..<count {
-                children.append(Child(name: ShardHash.serviceName(service.name, shard: shard, of: count),
-                                      executable: "\(binDirectory)/\(service.name)",
-                                      arguments: ["--endpoint", options.endpoint, "--events-in", options.eventsIn,
-                                                  "--events-out", options.eventsOut, "--data-dir", options.dataDirectory,
-                                                  "--shard-index", String(shard), "--shard-count", String(count)] + serviceCurve + level,
-                                      output: output))
-            }
+        for worker in workers {
+            children.append(Child(name: worker.name, executable: "\(binDirectory)/\(worker.service.name)",
+                                  arguments: ["--endpoint", options.endpoint, "--events-in", options.eventsIn,
+                                              "--events-out", options.eventsOut, "--data-dir", options.dataDirectory]
+                                      + worker.placement + serviceCurve + level,
+                                  output: output))
         }
         self.children = children
+    }
+
+    /// The processes of one service: a shard each (`tagging/0`… with its place), or for a stateless
+    /// service its replicas (`apns`, `apns#2`…), all serving the one service name.
+    static func workers(of service: Service, _ options: LauncherOptions) -> [(name: String, service: Service, placement: [String])] {
+        if service.isStateless {
+            return (1...options.replicas.count(service)).map { ($0 == 1 ? service.name : "\(service.name)#\($0)", service, []) }
+        }
+        let count = options.shards.count(service)
+        return (0..<count).map {
+            (ShardHash.serviceName(service.name, shard: $0, of: count), service, ["--shard-index", String($0), "--shard-count", String(count)])
+        }
     }
 
     /// Starts everything and blocks until SIGINT or SIGTERM has stopped every child.

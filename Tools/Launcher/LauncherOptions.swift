@@ -17,6 +17,8 @@ struct LauncherOptions: Options {
     var serviceNames = "all"
     var services: [Service] = []
     var shards = ShardMap()
+    /// Workers of a stateless service (`apns`) beside each other, all serving the one service name.
+    var replicas = ShardMap()
     /// Require CURVE on the request endpoint, with the key pair kept in the data directory.
     var curve = false
 
@@ -27,6 +29,9 @@ struct LauncherOptions: Options {
         .int("base-port", \.basePort, in: 1...65_532, help: "Requests on N, metrics N+1, events in N+2, events out N+3."),
         .string("services", \.serviceNames, help: "Comma-separated services to run, or all (those built)."),
         .shards(\.shards),
+        Option("replicas", \.replicas,
+               help: "Processes of a stateless service, e.g. apns=4: each serves the one service and the gateway spreads requests by credit.",
+               format: { $0.text }, parse: { text throws(UsageError) in try ShardMap(parsing: text, flag: "replicas") }),
         .switch("curve", \.curve, help: "Require CURVE encryption on the request endpoint (key pair kept in <data-dir>/curve.secret)."),
         .int("ready-timeout-ms", \.readyTimeoutMilliseconds, in: 100...3_600_000, help: "How long to wait for every service to answer MMI."),
         .logLevel(\.logLevel, help: "Passed to every child: trace, debug, info, notice, warning or error."),
@@ -47,6 +52,14 @@ struct LauncherOptions: Options {
                 chosen.append(service)
             }
             services = chosen
+        }
+        for service in Service.allCases {
+            if service.isStateless, shards.count(service) > 1 {
+                throw UsageError("\(service.name) keeps nothing: run more of it with --replicas \(service.name)=N, not --shards")
+            }
+            if !service.isStateless, replicas.count(service) > 1 {
+                throw UsageError("\(service.name) keeps data: scale it with --shards; --replicas is for stateless services (apns)")
+            }
         }
     }
 

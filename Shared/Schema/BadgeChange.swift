@@ -1,4 +1,3 @@
-import Schema
 
 /// What a push does to a stored badge, as the public push API writes it: `"N"` sets it, `"+N"` and
 /// `"-N"` change it, N in 0...99. The result is always clamped to the stored range 0...99999.

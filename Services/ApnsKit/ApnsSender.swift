@@ -1,0 +1,71 @@
+import Foundation
+import HTTP2Client
+import JSON
+import Schema
+
+/// Delivers one app's notifications to APNs over HTTP/2: every notification a stream on the kept
+/// connection (one client per endpoint, production and sandbox), with the headers APNs reads, and
+/// each answer read back (status, `reason`, 410's `timestamp`, `retry-after`). A batch answered
+/// `ExpiredProviderToken` is signed anew and those notifications sent once more.
+final class ApnsSender {
+    private let settings: ApnsSettings
+    private let tokens = ProviderTokens()
+    private var clients: [String: HTTP2Client] = [:]
+
+    init(settings: ApnsSettings) { self.settings = settings }
+
+    func send(_ notifications: [ApnsNotification], key: ApnsKey) throws -> [ApnsResult] {
+        var results = try attempt(notifications, key: key)
+        let expired = results.indices.filter { results[$0].status == 403 && results[$0].reason == "ExpiredProviderToken" }
+        if !expired.isEmpty {
+            tokens.expire(key)
+            let again = try attempt(expired.map { notifications[$0] }, key: key)
+            for (index, result) in zip(expired, again) { results[index] = result }
+        }
+        return results
+    }
+
+    private func attempt(_ notifications: [ApnsNotification], key: ApnsKey) throws -> [ApnsResult] {
+        let authorization = try tokens.authorization(key)
+        var results = [ApnsResult?](repeating: nil, count: notifications.count)
+        // Production and sandbox devices go to different hosts, each over its own connection.
+        for production in [true, false] {
+            let indices = notifications.indices.filter { notifications[$0].production == production }
+            guard !indices.isEmpty else { continue }
+            let base = settings.baseURL(production: production)
+            let requests = indices.map { Self.request(notifications[$0], base: base, authorization: authorization) }
+            let responses = try client(for: base).perform(requests, timeout: Double(settings.requestTimeoutSeconds))
+            for (index, response) in zip(indices, responses) { results[index] = Self.result(notifications[index].id, response) }
+        }
+        return results.enumerated().map { $1 ?? ApnsResult(id: notifications[$0].id, status: 0, reason: "NotSent") }
+    }
+
+    private func client(for base: String) throws -> HTTP2Client {
+        if let client = clients[base] { return client }
+        let client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxStreams: settings.maxStreams))
+        clients[base] = client
+        return client
+    }
+
+    static func request(_ n: ApnsNotification, base: String, authorization: String) -> HTTP2Request {
+        var headers: [(name: String, value: String)] = [
+            ("authorization", authorization),
+            ("apns-topic", n.topic),
+            ("apns-push-type", n.pushType),
+            ("apns-priority", String(n.priority)),
+            ("content-type", "application/json"),
+            ("apns-id", UUID().uuidString.lowercased()),
+        ]
+        if let expiration = n.expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let collapse = n.collapseID { headers.append(("apns-collapse-id", collapse)) }
+        return HTTP2Request(method: "POST", url: "\(base)/3/device/\(n.token)", headers: headers, body: Data(n.payload.utf8))
+    }
+
+    static func result(_ id: String, _ response: HTTP2Response) -> ApnsResult {
+        guard response.status != 0 else { return ApnsResult(id: id, status: 0, reason: "NoAnswer") }
+        guard response.status != 200 else { return ApnsResult(id: id, status: 200) }
+        let body = try? JSONTreeDecoder().decode(JSONValue.self, from: response.body)
+        return ApnsResult(id: id, status: response.status, reason: body?["reason"]?.string, timestamp: body?["timestamp"]?.number,
+                          retryAfter: response.headers["retry-after"].flatMap(Double.init))
+    }
+}

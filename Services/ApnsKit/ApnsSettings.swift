@@ -1,0 +1,34 @@
+import Runtime
+
+/// The apns sender's own settings, from flags or `PUSHBUS_*` variables.
+public struct ApnsSettings: Options {
+    /// Production APNs; with a stand-in, its URL.
+    public var productionURL = "https://api.push.apple.com"
+    /// The sandbox; unless set, the sandbox of Apple, or `--apns-url` when that was given.
+    public var sandboxURL: String?
+    /// A CA bundle to trust instead of the system's (a local stand-in's self-signed certificate).
+    public var caFile: String?
+    /// Seconds one `apns.send` may take over its HTTP/2 requests.
+    public var requestTimeoutSeconds = 10
+    /// Concurrent streams on one connection.
+    public var maxStreams = 500
+
+    public static let appleSandbox = "https://api.sandbox.push.apple.com"
+    public static let appleProduction = "https://api.push.apple.com"
+
+    public init() {}
+
+    /// The base URL for a device registered for production or the sandbox.
+    public func baseURL(production: Bool) -> String {
+        if production { return productionURL }
+        return sandboxURL ?? (productionURL == Self.appleProduction ? Self.appleSandbox : productionURL)
+    }
+
+    public static let options: [Option<ApnsSettings>] = [
+        .string("apns-url", \.productionURL, help: "APNs' production endpoint; point it at a local stand-in to test (then the sandbox goes there too unless --apns-sandbox-url says otherwise)."),
+        .optional("apns-sandbox-url", \.sandboxURL, help: "APNs' sandbox endpoint (default https://api.sandbox.push.apple.com, or --apns-url when given)."),
+        .optional("apns-ca-file", \.caFile, help: "A PEM file of CA certificates to trust for APNs instead of the system's: how a local stand-in's self-signed certificate is trusted."),
+        .int("apns-timeout", \.requestTimeoutSeconds, in: 1...120, help: "Seconds one batch of notifications may take at APNs before the unanswered ones are reported unsent."),
+        .int("apns-streams", \.maxStreams, in: 1...1000, help: "Concurrent HTTP/2 streams on one APNs connection."),
+    ]
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Schema
+
+/// One page of a message's audience, looked up over the bus: the devices (`audience.resolve` from
+/// tagging, or a Live Activity's holders from registration), their tokens (`device.tokens`), and
+/// for a push with a badge each device's new value (`badge.apply`, once per msg_id and device
+/// however often the page is redone after a crash).
+struct AudiencePager {
+    let gateway: GatewayCaller
+    let pageSize: Int
+
+    /// A page ready to commit.
+    struct Page {
+        /// Registration ID, token, production and badge of each device the push reaches.
+        var targets: [(registrationID: String, token: String, production: Bool, badge: Int?)]
+        /// Devices of the audience looked at (those without a token are not targets).
+        var looked: Int
+        var nextCursor: String?
+        var total: Int?
+        /// Spreads the sends of a big push over its duration from the message's creation.
+        var spread: (start: Double, seconds: Double, before: Int)?
+
+        func deliveries(now: Double) -> [(registrationID: String, token: String, production: Bool, badge: Int?, due: Double)] {
+            targets.enumerated().map { index, target in
+                var due = now
+                if let spread, let total, total > 0 {
+                    due = max(now, spread.start + spread.seconds * Double(spread.before + index) / Double(total))
+                }
+                return (target.registrationID, target.token, target.production, target.badge, due)
+            }
+        }
+    }
+
+    func next(_ message: FanoutStore.OpenMessage) throws -> Page {
+        let plan = try WireCodec.decode(PushPlan.self, from: message.plan)
+        let (ids, nextCursor, total) = try devices(plan.target, appKey: message.appKey, cursor: message.cursor)
+        guard !ids.isEmpty else { return Page(targets: [], looked: 0, nextCursor: nextCursor, total: total) }
+        let tokens = try gateway.call(.deviceTokens, DeviceTokensQuery(appKey: message.appKey, registrationIDs: ids,
+                                                                        liveActivityID: plan.target.liveActivityID),
+                                      as: DeviceTokensReply.self).devices
+        let kind = plan.content.kind
+        var reachable: [(id: String, token: String, production: Bool)] = []
+        for id in ids {
+            guard let device = tokens[id], let token = Self.token(device, kind) else { continue }
+            reachable.append((id, token, plan.options.apnsProduction ?? device.apnsProduction))
+        }
+        var badges: [String: Int] = [:]
+        if let badge = plan.content.badge, !reachable.isEmpty {
+            badges = try gateway.call(.badgeApply, BadgeApply(appKey: message.appKey, registrationIDs: reachable.map(\.id),
+                                                              badge: badge, msgID: message.msgID), as: BadgeValues.self).values
+        }
+        let fallback = try plan.content.badge.map { try BadgeChange($0).applied(to: 0) }
+        var page = Page(targets: reachable.map { ($0.id, $0.token, $0.production, badges[$0.id] ?? fallback) },
+                        looked: ids.count, nextCursor: nextCursor, total: total)
+        if plan.options.bigPushDuration > 0 {
+            page.spread = (message.createdAt, Double(plan.options.bigPushDuration) * 60, message.expanded)
+        }
+        return page
+    }
+
+    /// The page's registration IDs, the cursor of the next page (nil after the last) and the audience's size.
+    private func devices(_ target: PushTarget, appKey: String, cursor: String?) throws -> ([String], String?, Int?) {
+        guard let activity = target.liveActivityID else {
+            let page = try gateway.call(.audienceResolve, target.query(appKey: appKey, cursor: cursor, limit: pageSize), as: AudiencePage.self)
+            return (page.registrationIDs, page.nextCursor, page.total)
+        }
+        // A Live Activity's holders are few: one page, narrowed by the other kinds when given.
+        let holders = try gateway.call(.deviceTokens, DeviceTokensQuery(appKey: appKey, registrationIDs: nil, liveActivityID: activity),
+                                       as: DeviceTokensReply.self).devices.keys.sorted()
+        var narrowed = target
+        narrowed.liveActivityID = nil
+        narrowed.registrationIDs = target.registrationIDs.map { given in holders.filter(given.contains) } ?? holders
+        guard narrowed != PushTarget.only(narrowed.registrationIDs), let ids = narrowed.registrationIDs, !ids.isEmpty else {
+            return (narrowed.registrationIDs ?? [], nil, narrowed.registrationIDs?.count)
+        }
+        let page = try gateway.call(.audienceResolve, narrowed.query(appKey: appKey, cursor: nil, limit: pageSize), as: AudiencePage.self)
+        return (page.registrationIDs, nil, page.registrationIDs.count)
+    }
+
+    private static func token(_ device: DeviceTokens, _ kind: PushKind) -> String? {
+        switch kind {
+        case .alert, .background: device.apnsToken
+        case .voip: device.voipToken
+        case .liveActivity: device.liveActivityToken
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Schema
+import SQLite
+
+/// The fan-out's side of the push database: messages still to expand, their deliveries, and each
+/// APNs answer recorded. Every method runs on the `Database` of the caller's transaction.
+struct FanoutStore {
+    /// A message whose audience is not expanded to the end yet.
+    struct OpenMessage {
+        let id: Int64
+        let msgID: String
+        let appKey: String
+        let plan: Data
+        let cursor: String?
+        let audienceTotal: Int?
+        let expanded: Int
+        let createdAt: Double
+    }
+
+    /// A device's notification, to send now.
+    struct Delivery {
+        let message: Int64
+        let registrationID: String
+        let token: String
+        let production: Bool
+        let badge: Int?
+        let attempts: Int
+    }
+
+    /// The oldest message with pages left to expand.
+    func nextOpen(_ db: Database) throws -> OpenMessage? {
+        guard let row = try db.row("""
+            SELECT id, msg_id, app_key, plan, cursor, audience_total, expanded, created_at FROM messages
+            WHERE state IN ('queued', 'sending') AND exhausted = 0 ORDER BY id LIMIT 1
+            """), case .integer(let id) = row[0] else { return nil }
+        return OpenMessage(id: id, msgID: row[1].string ?? "", appKey: row[2].string ?? "", plan: Data((row[3].string ?? "").utf8),
+                           cursor: row[4].string, audienceTotal: row[5].int, expanded: row[6].int ?? 0, createdAt: row[7].double ?? 0)
+    }
+
+    /// Commits one page of a message: its deliveries (a device already a target of the message is
+    /// skipped), where the next page starts, and whether this was the last. Nothing when the message
+    /// was withdrawn meanwhile. Returns how many deliveries were added.
+    @discardableResult
+    func commitPage(_ db: Database, message: Int64, deliveries: [(registrationID: String, token: String, production: Bool, badge: Int?, due: Double)],
+                    looked: Int, nextCursor: String?, total: Int?) throws -> Int {
+        guard try db.value("SELECT state FROM messages WHERE id = ?", message).string != "withdrawn" else { return 0 }
+        var added = 0
+        for d in deliveries {
+            added += try db.run("""
+                INSERT OR IGNORE INTO deliveries (message, registration_id, token, production, badge, due) VALUES (?, ?, ?, ?, ?, ?)
+                """, message, d.registrationID, d.token, d.production, d.badge, d.due)
+        }
+        try db.run("""
+            UPDATE messages SET targets = targets + ?, pending = pending + ?, cursor = ?, exhausted = ?,
+                audience_total = COALESCE(?, audience_total), expanded = expanded + ?, state = 'sending'
+            WHERE id = ?
+            """, added, added, nextCursor, nextCursor == nil, total, looked, message)
+        try finishIfDone(db, message: message)
+        return added
+    }
+
+    /// Hands up to `limit` due deliveries to the caller, leased so no other pass takes them; a lease
+    /// outlives nothing but this process (`releaseLeases` at start).
+    func lease(_ db: Database, now: Double, limit: Int) throws -> [Delivery] {
+        let rows = try db.rows("""
+            SELECT message, registration_id, token, production, badge, attempts FROM deliveries
+            WHERE status = 0 AND leased = 0 AND due <= ? ORDER BY due LIMIT ?
+            """, now, limit)
+        var leased: [Delivery] = []
+        for row in rows {
+            guard case .integer(let message) = row[0], let id = row[1].string else { continue }
+            try db.run("UPDATE deliveries SET leased = 1 WHERE message = ? AND registration_id = ?", message, id)
+            leased.append(Delivery(message: message, registrationID: id, token: row[2].string ?? "", production: row[3].int == 1,
+                                   badge: row[4].int, attempts: row[5].int ?? 0))
+        }
+        return leased
+    }
+
+    /// When the next delivery not leased falls due, if any.
+    func nextDue(_ db: Database) throws -> Double? {
+        try db.value("SELECT MIN(due) FROM deliveries WHERE status = 0 AND leased = 0").double
+    }
+
+    /// A process that stopped with deliveries handed to senders did not learn their fate: they are
+    /// due again (the requests in flight at a crash may reach the phone twice; their collapse id
+    /// folds them into one).
+    func releaseLeases(_ db: Database) throws {
+        try db.run("UPDATE deliveries SET leased = 0 WHERE leased = 1")
+    }
+
+    func sent(_ db: Database, _ d: Delivery) throws {
+        try db.run("UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1 WHERE message = ? AND registration_id = ?",
+                   d.message, d.registrationID)
+        try db.run("UPDATE messages SET sent = sent + 1, pending = pending - 1 WHERE id = ?", d.message)
+    }
+
+    func failed(_ db: Database, _ d: Delivery, reason: String) throws {
+        try db.run("""
+            UPDATE deliveries SET status = 2, reason = ?, leased = 0, attempts = attempts + 1 WHERE message = ? AND registration_id = ?
+            """, reason, d.message, d.registrationID)
+        try db.run("UPDATE messages SET pending = pending - 1 WHERE id = ?", d.message)
+        try db.run("""
+            INSERT INTO failures (message, reason, count) VALUES (?, ?, 1)
+            ON CONFLICT (message, reason) DO UPDATE SET count = count + 1
+            """, d.message, reason)
+    }
+
+    /// Back in the queue at `due`, one attempt more.
+    func retry(_ db: Database, _ d: Delivery, due: Double) throws {
+        try db.run("UPDATE deliveries SET leased = 0, due = ?, attempts = attempts + 1 WHERE message = ? AND registration_id = ?",
+                   due, d.message, d.registrationID)
+    }
+
+    /// Back in the queue at `due` without counting an attempt: the request never reached a sender.
+    func unlease(_ db: Database, _ d: Delivery, due: Double) throws {
+        try db.run("UPDATE deliveries SET leased = 0, due = ? WHERE message = ? AND registration_id = ? AND status = 0",
+                   due, d.message, d.registrationID)
+    }
+
+    /// `done` once every page is expanded and nothing is pending.
+    func finishIfDone(_ db: Database, message: Int64) throws {
+        try db.run("UPDATE messages SET state = 'done' WHERE id = ? AND exhausted = 1 AND pending <= 0 AND state = 'sending'", message)
+    }
+}

@@ -1,0 +1,29 @@
+import Client
+import Credentials
+import Foundation
+import Schema
+import ZeroMQ
+
+/// The push service as a client of the other services, through the gateway like any client: signs
+/// app-wide queries as the app (it derives any app's key from server.key) and internal commands as
+/// itself. Owned by one thread; the worker and the fan-out each have their own.
+public final class GatewayCaller {
+    private let client: MajordomoClient
+
+    public init(endpoint: String, context: Context, secrets: Secrets, service: String, serverKey: String? = nil,
+                timeoutMilliseconds: Int = 10_000) throws {
+        client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds, serverKey: serverKey)
+        let signer = Signer(secrets: secrets)
+        signer.service = (service, secrets.serviceSecret(service))
+        client.signer = signer
+    }
+
+    /// Calls `command` and returns its reply, or throws the service's refusal as a `CommandError`.
+    public func call<P: Codable & Sendable, R: Codable & Sendable>(_ command: Command, _ payload: P, as reply: R.Type) throws -> R {
+        let answer = try client.call(command, payload, as: R.self)
+        guard answer.code.isSuccess, let body = answer.body else {
+            throw CommandError(answer.code, answer.message ?? "\(command.name) failed")
+        }
+        return body
+    }
+}

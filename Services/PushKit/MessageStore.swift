@@ -1,0 +1,78 @@
+import Foundation
+import Schema
+import SQLite
+
+/// The push service's messages: accepting one, the idempotency keys, and what the status queries
+/// read. Every method runs on the `Database` of the caller's transaction.
+struct MessageStore {
+    /// How long a `cid` answers its first msg_id.
+    static let cidLifetime = 86_400.0
+
+    /// Stores an accepted push, queued for the fan-out; returns its msg_id.
+    func insert(_ db: Database, appKey: String, plan: Data, requestID: String?, now: Double) throws -> String {
+        let id = try db.value("""
+            INSERT INTO messages (msg_id, app_key, plan, request_id, state, created_at)
+            VALUES ('', ?, ?, ?, 'queued', ?) RETURNING id
+            """, appKey, String(decoding: plan, as: UTF8.self), requestID, now)
+        guard let rowID = id.int else { throw CommandError(.internalError, "the message could not be numbered") }
+        let msgID = String(rowID)
+        try db.run("UPDATE messages SET msg_id = ? WHERE id = ?", msgID, rowID)
+        return msgID
+    }
+
+    /// The msg_id a `cid` of the app answered within its lifetime, if any.
+    func msgID(_ db: Database, appKey: String, cid: String, now: Double) throws -> String? {
+        try db.value("SELECT msg_id FROM cids WHERE app_key = ? AND cid = ? AND created_at > ?",
+                     appKey, cid, now - Self.cidLifetime).string
+    }
+
+    func remember(_ db: Database, appKey: String, cid: String, msgID: String, now: Double) throws {
+        try db.run("""
+            INSERT INTO cids (app_key, cid, msg_id, created_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app_key, cid) DO UPDATE SET msg_id = excluded.msg_id, created_at = excluded.created_at
+            """, appKey, cid, msgID, now)
+    }
+
+    /// Forgets idempotency keys past their lifetime, at most `limit`; returns how many.
+    func pruneCids(_ db: Database, now: Double, limit: Int) throws -> Int {
+        try db.run("""
+            DELETE FROM cids WHERE rowid IN (SELECT rowid FROM cids WHERE created_at <= ? LIMIT ?)
+            """, now - Self.cidLifetime, limit)
+    }
+
+    /// The message's row id and state, when `msgID` is one of the app's.
+    func message(_ db: Database, appKey: String, msgID: String) throws -> (id: Int64, state: String)? {
+        guard let row = try db.row("SELECT id, state FROM messages WHERE msg_id = ? AND app_key = ?", msgID, appKey),
+              case .integer(let id) = row[0], let state = row[1].string else { return nil }
+        return (id, state)
+    }
+
+    func status(_ db: Database, appKey: String, msgID: String) throws -> MessageStatus? {
+        guard let row = try db.row("""
+            SELECT id, targets, sent, pending, state FROM messages WHERE msg_id = ? AND app_key = ?
+            """, msgID, appKey), case .integer(let id) = row[0] else { return nil }
+        var failed: [String: Int] = [:]
+        for failure in try db.rows("SELECT reason, count FROM failures WHERE message = ?", id) {
+            failed[failure[0].string ?? "unknown"] = failure[1].int ?? 0
+        }
+        return MessageStatus(targets: row[1].int ?? 0, sent: row[2].int ?? 0, failed: failed, pending: row[3].int ?? 0,
+                             state: row[4].string ?? "queued")
+    }
+
+    /// One device's part in a message.
+    func delivery(_ db: Database, message: Int64, registrationID: String) throws -> DeliveryStatus {
+        guard let row = try db.row("SELECT status, reason FROM deliveries WHERE message = ? AND registration_id = ?",
+                                   message, registrationID) else { return DeliveryStatus(status: "not_target") }
+        switch row[0].int {
+        case 1: return DeliveryStatus(status: "sent")
+        case 2: return DeliveryStatus(status: "failed", reason: row[1].string)
+        default: return DeliveryStatus(status: "pending")
+        }
+    }
+
+    /// Stops a message: its unsent deliveries are parked for good and no page is expanded any more.
+    func withdraw(_ db: Database, message: Int64) throws {
+        try db.run("UPDATE messages SET state = 'withdrawn' WHERE id = ?", message)
+        try db.run("UPDATE deliveries SET leased = 2 WHERE message = ? AND status = 0", message)
+    }
+}

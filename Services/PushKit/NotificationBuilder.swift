@@ -1,0 +1,90 @@
+import Caches
+import Foundation
+import JSON
+import Schema
+import SQLite
+
+/// Turns leased deliveries into `apns.send` requests: each device's final payload (its badge, the
+/// msg_id), the headers its kind needs, and the app's provider key. Keeps the messages and keys it
+/// read; a key is read again after a minute, so a new one set with `apns.credentials` is used.
+final class NotificationBuilder {
+    /// A message as its notifications need it.
+    struct Message {
+        let msgID: String
+        let appKey: String
+        let plan: PushPlan
+        let createdAt: Double
+    }
+
+    /// One app's notifications, with its key.
+    struct AppRequest {
+        let key: ApnsKey
+        var notifications: [ApnsNotification] = []
+        var deliveries: [FanoutStore.Delivery] = []
+
+        /// Requests of at most `size` notifications.
+        func split(into size: Int) -> [(request: ApnsSend, deliveries: [FanoutStore.Delivery])] {
+            stride(from: 0, to: notifications.count, by: size).map { start in
+                let end = min(start + size, notifications.count)
+                return (ApnsSend(credentials: key, notifications: Array(notifications[start..<end])), Array(deliveries[start..<end]))
+            }
+        }
+    }
+
+    private let credentials: CredentialStore
+    private var messages = StartOverCache<Int64, Message>(limit: 4096)
+    private var keys: [String: (key: ApnsKey, bundleID: String, readAt: Double)] = [:]
+    static let keyLifetime = 60.0
+
+    init(credentials: CredentialStore) { self.credentials = credentials }
+
+    /// The sender's handle of a delivery, which its result comes back with.
+    static func id(of delivery: FanoutStore.Delivery) -> String { "\(delivery.message):\(delivery.registrationID)" }
+
+    /// A message read before, when still cached.
+    func cached(_ id: Int64) -> Message? { messages[id] }
+
+    func build(_ deliveries: [FanoutStore.Delivery], in db: Database) throws -> (requests: [AppRequest], unsendable: [(FanoutStore.Delivery, String)]) {
+        var requests: [String: AppRequest] = [:]
+        var unsendable: [(FanoutStore.Delivery, String)] = []
+        let now = Date().timeIntervalSince1970
+        for delivery in deliveries {
+            guard let message = try message(delivery.message, in: db) else {
+                unsendable.append((delivery, "MessageUnreadable"))
+                continue
+            }
+            guard let app = try key(message.appKey, now: now, in: db) else {
+                unsendable.append((delivery, "NoProviderKey"))
+                continue
+            }
+            let plan = message.plan
+            let kind = plan.content.kind
+            let expiration = plan.options.timeToLive.map { $0 == 0 ? 0 : Int(message.createdAt) + $0 }
+            let notification = ApnsNotification(
+                id: Self.id(of: delivery), token: delivery.token, production: delivery.production,
+                topic: kind.topic(bundleID: app.bundleID), pushType: kind.rawValue, priority: kind.priority,
+                expiration: expiration, collapseID: plan.options.collapseID ?? message.msgID,
+                payload: plan.content.payload(msgID: message.msgID, badge: delivery.badge))
+            requests[message.appKey, default: AppRequest(key: app.key)].notifications.append(notification)
+            requests[message.appKey]?.deliveries.append(delivery)
+        }
+        return (Array(requests.values), unsendable)
+    }
+
+    private func message(_ id: Int64, in db: Database) throws -> Message? {
+        if let known = messages[id] { return known }
+        guard let row = try db.row("SELECT msg_id, app_key, plan, created_at FROM messages WHERE id = ?", id),
+              let msgID = row[0].string, let appKey = row[1].string, let text = row[2].string,
+              let plan = try? WireCodec.decode(PushPlan.self, from: Data(text.utf8)) else { return nil }
+        let message = Message(msgID: msgID, appKey: appKey, plan: plan, createdAt: row[3].double ?? 0)
+        messages.insert(message, forKey: id)
+        return message
+    }
+
+    private func key(_ appKey: String, now: Double, in db: Database) throws -> (key: ApnsKey, bundleID: String)? {
+        if let known = keys[appKey], now - known.readAt < Self.keyLifetime { return (known.key, known.bundleID) }
+        guard let opened = try credentials.open(db, appKey: appKey) else { return nil }
+        keys[appKey] = (opened.key, opened.bundleID, now)
+        return opened
+    }
+}

@@ -1,0 +1,182 @@
+import Bus
+import Credentials
+import Foundation
+import JSON
+import JWT
+import Schema
+import SQLite
+import Worker
+
+/// The `push` service's commands: accept a push (durable when the reply leaves; the fan-out sends
+/// it), check one, report where messages stand, withdraw one, and keep each app's APNs key. A fired
+/// local notification (`local.fired`) becomes a push to its device. Works inside the worker's
+/// transactions; asks other services through `gateway` where a check needs their data.
+public final class PushHandler: RequestHandler {
+    public let service = Service.push
+    public let storage: ServiceStorage
+    private let messages = MessageStore()
+    private let credentials: CredentialStore
+    /// Tagging, registration and analytics through the gateway; nil in tests of the handler alone,
+    /// which then skip the checks that need them.
+    private let gateway: GatewayCaller?
+    private let clock: @Sendable () -> Double
+    private var nextPrune: Double
+
+    static let maxStatusIDs = 100
+    static let maxDeviceStatusIDs = 1000
+    static let pruneChunk = 5000
+
+    public init(path: String, secrets: Secrets, publisher: String = "push", gateway: GatewayCaller?,
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
+        storage = try ServiceStorage(path: path, migrations: PushSchema.migrations, publisher: publisher)
+        credentials = CredentialStore(secrets: secrets)
+        self.gateway = gateway
+        self.clock = clock
+        nextPrune = clock()
+    }
+
+    public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
+        switch command {
+        case .pushSend: try send(request.decode(PushSend.self), in: db)
+        case .pushValidate: try validate(request.decode(PushSend.self), in: db)
+        case .pushStatus: try status(request.decode(PushStatusQuery.self), in: db)
+        case .pushDeviceStatus: try deviceStatus(request.decode(PushDeviceStatusQuery.self), in: db)
+        case .pushWithdraw: try withdraw(request.decode(PushWithdraw.self), in: db)
+        case .apnsCredentials: try saveCredentials(request.decode(ApnsCredentials.self), in: db)
+        default: throw notHandled(command)
+        }
+    }
+
+    // MARK: commands
+
+    /// Accepts a push. A `cid` the app used within a day answers that push's msg_id and sends nothing.
+    func send(_ p: PushSend, in db: Database) throws -> PushAccepted {
+        let (appKey, plan) = try check(p, in: db)
+        let now = clock()
+        if let cid = plan.options.cid, let first = try messages.msgID(db, appKey: appKey, cid: cid, now: now) {
+            return PushAccepted(msgID: first, requestID: p.requestID)
+        }
+        let msgID = try messages.insert(db, appKey: appKey, plan: WireCodec.encode(plan), requestID: p.requestID, now: now)
+        if let cid = plan.options.cid { try messages.remember(db, appKey: appKey, cid: cid, msgID: msgID, now: now) }
+        return PushAccepted(msgID: msgID, requestID: p.requestID)
+    }
+
+    /// Every check of `push.send`, nothing stored or sent.
+    func validate(_ p: PushSend, in db: Database) throws -> PushAccepted {
+        _ = try check(p, in: db)
+        return PushAccepted(msgID: nil, requestID: p.requestID)
+    }
+
+    func status(_ p: PushStatusQuery, in db: Database) throws -> PushStatusReply {
+        let appKey = try Validate.appKey(p.appKey)
+        let ids = try Self.msgIDs(p.msgIDs, max: Self.maxStatusIDs)
+        var found: [String: MessageStatus] = [:]
+        for id in ids { found[id] = try messages.status(db, appKey: appKey, msgID: id) }
+        if let gateway, !found.isEmpty {
+            let stats = try gateway.call(.statsMessage, StatsMessage(appKey: appKey, msgIDs: Array(found.keys)), as: MessageStats.self)
+            for (id, counts) in stats.messages {
+                found[id]?.received = counts.received
+                found[id]?.opened = counts.opened
+            }
+        }
+        return PushStatusReply(messages: found)
+    }
+
+    func deviceStatus(_ p: PushDeviceStatusQuery, in db: Database) throws -> PushDeviceStatusReply {
+        let appKey = try Validate.appKey(p.appKey)
+        let msgID = try Self.msgIDs(p.msgID.map { [$0] }, max: 1)[0]
+        guard let ids = p.registrationIDs, !ids.isEmpty else { throw CommandError.missing("registration_ids is missing or empty") }
+        guard ids.count <= Self.maxDeviceStatusIDs else {
+            throw CommandError.badField("registration_ids names \(ids.count), at most \(Self.maxDeviceStatusIDs)")
+        }
+        guard let message = try messages.message(db, appKey: appKey, msgID: msgID) else {
+            throw CommandError.badField("msg_id \(msgID.prefix(32)) is not a message of this app")
+        }
+        var devices: [String: DeliveryStatus] = [:]
+        for id in ids { devices[id] = try messages.delivery(db, message: message.id, registrationID: id) }
+        return PushDeviceStatusReply(devices: devices)
+    }
+
+    /// Nothing more is sent for the message; what was sent stays counted.
+    func withdraw(_ p: PushWithdraw, in db: Database) throws -> PushWithdrawn {
+        let appKey = try Validate.appKey(p.appKey)
+        let msgID = try Self.msgIDs(p.msgID.map { [$0] }, max: 1)[0]
+        guard let message = try messages.message(db, appKey: appKey, msgID: msgID) else {
+            throw CommandError.badField("msg_id \(msgID.prefix(32)) is not a message of this app")
+        }
+        if message.state != "withdrawn" { try messages.withdraw(db, message: message.id) }
+        return PushWithdrawn(msgID: msgID)
+    }
+
+    func saveCredentials(_ p: ApnsCredentials, in db: Database) throws -> Empty {
+        let appKey = try Validate.appKey(p.appKey)
+        let team = try Self.appleID(p.teamID, "team_id")
+        let keyID = try Self.appleID(p.keyID, "key_id")
+        guard let bundle = p.bundleID, !bundle.isEmpty, bundle.utf8.count <= 155,
+              bundle.utf8.allSatisfy({ Validate.isKeyByte($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }) else {
+            throw CommandError.badField("bundle_id must be a bundle identifier such as com.example.app")
+        }
+        guard let p8 = p.p8, !p8.isEmpty else { throw CommandError.missing("p8 is missing") }
+        guard p8.utf8.count <= 4096, (try? ES256Key(pem: p8)) != nil else {
+            throw CommandError.badField("p8 is not an APNs auth key: expected the PEM text of a P-256 private key (-----BEGIN PRIVATE KEY-----)")
+        }
+        try credentials.save(db, appKey: appKey, teamID: team, keyID: keyID, bundleID: bundle, p8: p8, now: clock())
+        return Empty()
+    }
+
+    // MARK: events
+
+    public var subscriptions: [Topic] { [.localFired] }
+
+    /// A fired local notification goes to its device as an APNs alert with the request's content,
+    /// when the app can send (it has an APNs key); otherwise the device shows it by itself.
+    public func apply(_ event: BusEvent, in db: Database) throws {
+        guard Topic(rawValue: event.topic) == .localFired else { return }
+        let fired = try event.decode(LocalFiredEvent.self).body
+        guard try credentials.has(db, appKey: fired.appKey) else { return }
+        let send = LocalReminder.push(fired)
+        guard let plan = try? PushPlan(send, now: Date(timeIntervalSince1970: clock())) else { return }
+        _ = try messages.insert(db, appKey: fired.appKey, plan: WireCodec.encode(plan), requestID: nil, now: clock())
+    }
+
+    // MARK: retention
+
+    public func nextTick() -> Date? { Date(timeIntervalSince1970: nextPrune) }
+
+    public func tick(now: Date, in db: Database) throws {
+        let seconds = now.timeIntervalSince1970
+        let removed = try messages.pruneCids(db, now: seconds, limit: Self.pruneChunk)
+        nextPrune = removed >= Self.pruneChunk ? seconds : seconds + 60
+    }
+
+    // MARK: helpers
+
+    /// The app and its push, checked: fields, the app's APNs key, and (when the gateway is there)
+    /// that the audience has a device (1011).
+    private func check(_ p: PushSend, in db: Database) throws -> (String, PushPlan) {
+        let appKey = try Validate.appKey(p.appKey)
+        try PushPlan.checkEcho(p)
+        let plan = try PushPlan(p, now: Date(timeIntervalSince1970: clock()))
+        guard try credentials.has(db, appKey: appKey) else {
+            throw CommandError.badField("the app has no APNs key: set one with apns.credentials first")
+        }
+        if let gateway { try AudienceProbe(gateway: gateway).checkHasTarget(plan.target, appKey: appKey) }
+        return (appKey, plan)
+    }
+
+    private static func msgIDs(_ ids: [String]?, max: Int) throws(CommandError) -> [String] {
+        guard let ids, !ids.isEmpty else { throw .missing("msg_id is missing") }
+        guard ids.count <= max else { throw .badField("at most \(max) msg_ids, got \(ids.count)") }
+        for id in ids where id.isEmpty || id.utf8.count > 32 { throw .badField("a msg_id is empty or longer than 32 bytes") }
+        return ids
+    }
+
+    /// Apple's 10-character team and key identifiers.
+    private static func appleID(_ value: String?, _ field: String) throws(CommandError) -> String {
+        guard let value, !value.isEmpty else { throw .missing("\(field) is missing") }
+        guard value.utf8.count == 10, value.utf8.allSatisfy({ Validate.isKeyByte($0) }) else {
+            throw .badField("\(field) must be Apple's 10-character identifier")
+        }
+        return value
+    }
+}

@@ -1,0 +1,32 @@
+/// What a push sends, which decides APNs' `apns-push-type`, topic and priority.
+enum PushKind: String, Codable, Sendable {
+    /// A visible notification (alert, sound or badge).
+    case alert
+    /// `content-available` alone: wakes the app, shows nothing; APNs wants priority 5.
+    case background
+    case voip
+    case liveActivity = "liveactivity"
+
+    /// `apns-topic` for an app whose bundle id is `bundleID`.
+    func topic(bundleID: String) -> String {
+        switch self {
+        case .alert, .background: bundleID
+        case .voip: bundleID + ".voip"
+        case .liveActivity: bundleID + ".push-type.liveactivity"
+        }
+    }
+
+    var priority: Int { self == .background ? 5 : 10 }
+
+    /// The largest payload APNs takes for this kind, in bytes.
+    var maxPayloadBytes: Int { self == .voip ? 5120 : 4096 }
+
+    /// Which of a device's tokens it goes to (`device.tokens_invalid`'s `kind`).
+    var tokenKind: String {
+        switch self {
+        case .alert, .background: "apns"
+        case .voip: "voip"
+        case .liveActivity: "live_activity"
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import JSON
+import Schema
+
+/// `body.options` of a push.
+struct PushOptions: Codable, Equatable, Sendable {
+    /// Seconds APNs keeps trying an offline device (`apns-expiration`); nil = APNs' default, 0 = once.
+    var timeToLive: Int?
+    /// Production or sandbox APNs for every device; nil = as each device registered.
+    var apnsProduction: Bool?
+    /// `apns-collapse-id`; the msg_id when not given, so a page re-sent after a crash collapses on the phone.
+    var collapseID: String?
+    /// Minutes over which the sends are spread (0 = as fast as possible).
+    var bigPushDuration: Int = 0
+    /// Idempotency key: the same cid within a day answers the first msg_id and sends nothing again.
+    var cid: String?
+
+    static let maxTimeToLive = 30 * 86_400
+    static let maxBigPushDuration = 1440
+
+    init(_ options: JSONValue?) throws(CommandError) {
+        guard let options else { return }
+        guard case .object(let object) = options else { throw .badField("body.options must be an object") }
+        for (key, value) in object.members {
+            switch key {
+            case "time_to_live": timeToLive = try Self.integer(value, key, in: 0...Self.maxTimeToLive)
+            case "apns_production":
+                guard case .bool(let flag) = value else { throw .badField("body.options.apns_production must be true or false") }
+                apnsProduction = flag
+            case "apns_collapse_id": collapseID = try Self.text(value, key, maxBytes: 64)
+            case "override_msg_id":
+                // The message this one replaces on the phone: it shares its collapse id.
+                let replaced = try Self.text(value, key, maxBytes: 64)
+                if collapseID == nil { collapseID = replaced }
+            case "big_push_duration": bigPushDuration = try Self.integer(value, key, in: 0...Self.maxBigPushDuration)
+            case "cid": cid = try Self.text(value, key, maxBytes: 64)
+            case "notification_reminder", "third_party_channel", "classification", "sendno":
+                break  // Android or vendor channels; nothing of APNs
+            default: throw .badField("body.options.\(key.prefix(32)) is not an option")
+            }
+        }
+    }
+
+    private static func integer(_ value: JSONValue, _ key: String, in range: ClosedRange<Int>) throws(CommandError) -> Int {
+        guard let number = value.number, number == number.rounded(), range.contains(Int(exactly: number) ?? -1) else {
+            throw .badField("body.options.\(key) must be an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return Int(number)
+    }
+
+    private static func text(_ value: JSONValue, _ key: String, maxBytes: Int) throws(CommandError) -> String {
+        if let number = value.number, number == number.rounded() { return String(Int(number)) }
+        guard let text = value.string, !text.isEmpty, text.utf8.count <= maxBytes,
+              !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw .badField("body.options.\(key) must be a non-empty string of at most \(maxBytes) bytes, without control characters")
+        }
+        return text
+    }
+}

@@ -1,0 +1,64 @@
+import SQLite
+
+/// The push service's tables. Append-only: add a migration, never edit one.
+enum PushSchema {
+    static let migrations: [Migration] = [
+        Migration("push-1", """
+            CREATE TABLE messages (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                msg_id TEXT NOT NULL UNIQUE,
+                app_key TEXT NOT NULL,
+                plan TEXT NOT NULL,              -- PushPlan as JSON
+                request_id TEXT,
+                state TEXT NOT NULL,             -- queued, sending, done, withdrawn
+                cursor TEXT,                     -- audience.resolve's cursor of the next page; NULL before the first
+                exhausted INTEGER NOT NULL DEFAULT 0,  -- every page is expanded into deliveries
+                audience_total INTEGER,          -- audience.resolve's total, which paces a big push
+                expanded INTEGER NOT NULL DEFAULT 0,   -- devices of the audience looked at so far
+                targets INTEGER NOT NULL DEFAULT 0,
+                sent INTEGER NOT NULL DEFAULT 0,
+                pending INTEGER NOT NULL DEFAULT 0,
+                created_at REAL NOT NULL
+            );
+            -- msg_ids are numbers of ten digits and more, as the public services' are.
+            INSERT INTO sqlite_sequence (name, seq) VALUES ('messages', 1000000000);
+            CREATE INDEX messages_open ON messages (id) WHERE state IN ('queued', 'sending');
+            CREATE TABLE failures (
+                message INTEGER NOT NULL,
+                reason TEXT NOT NULL,
+                count INTEGER NOT NULL,
+                PRIMARY KEY (message, reason)
+            ) WITHOUT ROWID;
+            -- One row per device a message goes to: at most one notification per msg_id and device.
+            CREATE TABLE deliveries (
+                message INTEGER NOT NULL,
+                registration_id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                production INTEGER NOT NULL,
+                badge INTEGER,                   -- the device's badge after this push, when it sets one
+                status INTEGER NOT NULL DEFAULT 0,     -- 0 pending, 1 sent, 2 failed
+                reason TEXT,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                due REAL NOT NULL,               -- when to send (or retry) it
+                leased INTEGER NOT NULL DEFAULT 0,     -- 1 handed to a sender, 2 parked (withdrawn)
+                PRIMARY KEY (message, registration_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX deliveries_due ON deliveries (due) WHERE status = 0 AND leased = 0;
+            CREATE TABLE credentials (
+                app_key TEXT PRIMARY KEY,
+                team_id TEXT NOT NULL,
+                key_id TEXT NOT NULL,
+                bundle_id TEXT NOT NULL,
+                sealed_p8 BLOB NOT NULL,         -- SecretBox under server.key
+                updated_at REAL NOT NULL
+            );
+            CREATE TABLE cids (
+                app_key TEXT NOT NULL,
+                cid TEXT NOT NULL,
+                msg_id TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                PRIMARY KEY (app_key, cid)
+            ) WITHOUT ROWID;
+            """),
+    ]
+}

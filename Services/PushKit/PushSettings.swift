@@ -1,0 +1,28 @@
+import Runtime
+
+/// The push service's own settings, from flags or `PUSHBUS_*` variables.
+public struct PushSettings: Options {
+    /// Devices per audience page: one `audience.resolve`, `device.tokens` and `badge.apply` each.
+    public var pageSize = 1000
+    /// `apns.send` requests out at once (flow control towards the senders).
+    public var senderSlots = 8
+    /// Notifications per `apns.send`.
+    public var batchSize = 100
+    /// Attempts at one notification before a 429, 5xx or unanswered send counts as failed.
+    public var maxAttempts = 5
+    /// Seconds a sender may take over one `apns.send` before its notifications are queued again.
+    public var senderTimeoutSeconds = 30
+    /// Due notifications queued unsent before the fan-out stops expanding pages.
+    public var backlog = 5000
+
+    public init() {}
+
+    public static let options: [Option<PushSettings>] = [
+        .int("page-size", \.pageSize, in: 1...1000, help: "Devices per audience page (one audience.resolve, device.tokens and badge.apply each)."),
+        .int("sender-slots", \.senderSlots, in: 1...256, help: "apns.send requests in flight at once: the flow control towards the apns senders."),
+        .int("batch-size", \.batchSize, in: 1...1000, help: "Notifications per apns.send request."),
+        .int("max-attempts", \.maxAttempts, in: 1...50, help: "Attempts at one notification before a 429, 5xx or unanswered send counts as failed."),
+        .int("sender-timeout", \.senderTimeoutSeconds, in: 1...600, help: "Seconds an apns sender may take over one request before its notifications are queued again."),
+        .int("backlog", \.backlog, in: 100...1_000_000, help: "Due notifications waiting unsent before the fan-out pauses expanding audience pages (bounds the work queued, not memory: it is on disk)."),
+    ]
+}

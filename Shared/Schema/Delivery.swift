@@ -1,0 +1,160 @@
+// PushBus's internal commands of the sending path: the push service asking registration for the
+// devices' tokens and reporting the dead ones, and handing notifications to an `apns` sender.
+
+/// `device.tokens` (internal): the APNs tokens of some devices of an app.
+public struct DeviceTokensQuery: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var registrationIDs: [String]?
+    /// When set, each device's Live Activity token for this activity too.
+    public var liveActivityID: String?
+    public init(appKey: String?, registrationIDs: [String]?, liveActivityID: String? = nil) {
+        self.appKey = appKey
+        self.registrationIDs = registrationIDs
+        self.liveActivityID = liveActivityID
+    }
+    enum CodingKeys: String, CodingKey {
+        case appKey = "app_key", registrationIDs = "registration_ids", liveActivityID = "live_activity_id"
+    }
+}
+
+/// What a push needs to reach one device. A token registration disabled (after APNs said it is
+/// dead) is absent.
+public struct DeviceTokens: Codable, Equatable, Sendable {
+    public var apnsToken: String?
+    public var apnsProduction: Bool
+    public var voipToken: String?
+    public var liveActivityToken: String?
+    public init(apnsToken: String?, apnsProduction: Bool, voipToken: String? = nil, liveActivityToken: String? = nil) {
+        self.apnsToken = apnsToken
+        self.apnsProduction = apnsProduction
+        self.voipToken = voipToken
+        self.liveActivityToken = liveActivityToken
+    }
+    enum CodingKeys: String, CodingKey {
+        case apnsToken = "apns_token", apnsProduction = "apns_production", voipToken = "voip_token"
+        case liveActivityToken = "live_activity_token"
+    }
+}
+
+/// The answer to `device.tokens`: registration ID → tokens; IDs registration does not know for the
+/// app are absent.
+public struct DeviceTokensReply: Codable, Equatable, Sendable {
+    public var devices: [String: DeviceTokens]
+    public init(devices: [String: DeviceTokens]) { self.devices = devices }
+}
+
+/// `device.tokens_invalid` (internal): APNs answered that these tokens are dead (410 Unregistered
+/// or 400 BadDeviceToken). Each is disabled unless the device registered a token again after `since`.
+public struct DeviceTokensInvalid: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var tokens: [InvalidToken]?
+    public init(appKey: String?, tokens: [InvalidToken]?) {
+        self.appKey = appKey
+        self.tokens = tokens
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", tokens }
+}
+
+public struct InvalidToken: Codable, Equatable, Sendable {
+    public var registrationID: String
+    public var token: String
+    /// `apns`, `voip` or `live_activity`.
+    public var kind: String
+    /// Unix seconds since when APNs knows the token is dead (its 410 `timestamp`, else the answer's time).
+    public var since: Double
+    public init(registrationID: String, token: String, kind: String, since: Double) {
+        self.registrationID = registrationID
+        self.token = token
+        self.kind = kind
+        self.since = since
+    }
+    enum CodingKeys: String, CodingKey { case registrationID = "registration_id", token, kind, since }
+}
+
+/// How many tokens `device.tokens_invalid` disabled.
+public struct TokensDisabled: Codable, Equatable, Sendable {
+    public var disabled: Int
+    public init(disabled: Int) { self.disabled = disabled }
+}
+
+/// `apns.send` (internal): notifications for one app, each with its final payload, for an `apns`
+/// sender to deliver over HTTP/2.
+public struct ApnsSend: Codable, Equatable, Sendable {
+    public var credentials: ApnsKey?
+    public var notifications: [ApnsNotification]?
+    public init(credentials: ApnsKey?, notifications: [ApnsNotification]?) {
+        self.credentials = credentials
+        self.notifications = notifications
+    }
+}
+
+/// An app's provider key as a sender needs it.
+public struct ApnsKey: Codable, Equatable, Sendable, Hashable {
+    public var teamID: String
+    public var keyID: String
+    /// The .p8 key's PEM text.
+    public var p8: String
+    public init(teamID: String, keyID: String, p8: String) {
+        self.teamID = teamID
+        self.keyID = keyID
+        self.p8 = p8
+    }
+    enum CodingKeys: String, CodingKey { case teamID = "team_id", keyID = "key_id", p8 }
+}
+
+/// One HTTP/2 request to APNs.
+public struct ApnsNotification: Codable, Equatable, Sendable {
+    /// The sender's handle for the result (the push service's delivery).
+    public var id: String
+    public var token: String
+    /// Production APNs, else the sandbox.
+    public var production: Bool
+    /// `apns-topic`: the bundle id, `.voip` or `.push-type.liveactivity` added.
+    public var topic: String
+    /// `apns-push-type`: alert, background, voip, liveactivity.
+    public var pushType: String
+    public var priority: Int
+    /// `apns-expiration`, Unix seconds; 0 = try once.
+    public var expiration: Int?
+    public var collapseID: String?
+    /// The payload's final JSON text.
+    public var payload: String
+    public init(id: String, token: String, production: Bool, topic: String, pushType: String, priority: Int,
+                expiration: Int?, collapseID: String?, payload: String) {
+        self.id = id
+        self.token = token
+        self.production = production
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.payload = payload
+    }
+    enum CodingKeys: String, CodingKey {
+        case id, token, production, topic, pushType = "push_type", priority, expiration, collapseID = "collapse_id", payload
+    }
+}
+
+/// What APNs answered to one notification: `status` 200 sent; else its `reason`; 410's
+/// `timestamp` (ms); `retry_after` (s) for 429/503; status 0 when the request never got an answer.
+public struct ApnsResult: Codable, Equatable, Sendable {
+    public var id: String
+    public var status: Int
+    public var reason: String?
+    public var timestamp: Double?
+    public var retryAfter: Double?
+    public init(id: String, status: Int, reason: String? = nil, timestamp: Double? = nil, retryAfter: Double? = nil) {
+        self.id = id
+        self.status = status
+        self.reason = reason
+        self.timestamp = timestamp
+        self.retryAfter = retryAfter
+    }
+    enum CodingKeys: String, CodingKey { case id, status, reason, timestamp, retryAfter = "retry_after" }
+}
+
+public struct ApnsSent: Codable, Equatable, Sendable {
+    public var results: [ApnsResult]
+    public init(results: [ApnsResult]) { self.results = results }
+}

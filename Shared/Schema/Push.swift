@@ -1,0 +1,137 @@
+// Payloads and replies of the `push` service (reference/commands.md, section "push"). Field names
+// follow EngageLab's v4 push body, so the REST layer maps one to one.
+import JSON
+
+/// `push.send` and `push.validate`: notify an audience. `to` and `body` keep the shapes the app
+/// chooses (EngageLab's v4 body); the push service reads and checks them (`PushKit.PushRequest`).
+public struct PushSend: Codable, Equatable, Sendable {
+    public var appKey: String?
+    /// `"all"`, or an object of `registration_id`, `alias`, `tag`, `tag_and`, `tag_not`, `live_activity_id`.
+    public var to: JSONValue?
+    /// `platform`, one of `notification` / `live_activity` / `voip` (/ `message` / `inapp_message`), and `options`.
+    public var body: JSONValue?
+    public var requestID: String?
+    public var customArgs: JSONValue?
+    public init(appKey: String?, to: JSONValue?, body: JSONValue?, requestID: String? = nil, customArgs: JSONValue? = nil) {
+        self.appKey = appKey
+        self.to = to
+        self.body = body
+        self.requestID = requestID
+        self.customArgs = customArgs
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", to, body, requestID = "request_id", customArgs = "custom_args" }
+}
+
+/// A push accepted (`msg_id`, durable when this leaves) or validated (no `msg_id`).
+public struct PushAccepted: Codable, Equatable, Sendable {
+    public var msgID: String?
+    public var requestID: String?
+    public init(msgID: String?, requestID: String?) {
+        self.msgID = msgID
+        self.requestID = requestID
+    }
+    enum CodingKeys: String, CodingKey { case msgID = "msg_id", requestID = "request_id" }
+}
+
+/// `push.status`: up to 100 messages of the app.
+public struct PushStatusQuery: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var msgIDs: [String]?
+    public init(appKey: String?, msgIDs: [String]?) {
+        self.appKey = appKey
+        self.msgIDs = msgIDs
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", msgIDs = "msg_ids" }
+}
+
+/// Where one message stands. `failed` counts failures by APNs reason; `received` and `opened` come
+/// from analytics' statistics (what devices reported).
+public struct MessageStatus: Codable, Equatable, Sendable {
+    public var targets: Int
+    public var sent: Int
+    public var failed: [String: Int]
+    public var pending: Int
+    /// `queued`, `sending`, `done` or `withdrawn`.
+    public var state: String
+    public var received: Int
+    public var opened: Int
+    public init(targets: Int, sent: Int, failed: [String: Int], pending: Int, state: String, received: Int = 0, opened: Int = 0) {
+        self.targets = targets
+        self.sent = sent
+        self.failed = failed
+        self.pending = pending
+        self.state = state
+        self.received = received
+        self.opened = opened
+    }
+}
+
+/// The answer to `push.status`: msg_id → status; a msg_id the app never sent is absent.
+public struct PushStatusReply: Codable, Equatable, Sendable {
+    public var messages: [String: MessageStatus]
+    public init(messages: [String: MessageStatus]) { self.messages = messages }
+}
+
+/// `push.device_status`: what became of one message on some devices.
+public struct PushDeviceStatusQuery: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var msgID: String?
+    public var registrationIDs: [String]?
+    public init(appKey: String?, msgID: String?, registrationIDs: [String]?) {
+        self.appKey = appKey
+        self.msgID = msgID
+        self.registrationIDs = registrationIDs
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", msgID = "msg_id", registrationIDs = "registration_ids" }
+}
+
+/// One device's part in a message: `sent`, `failed` (with the APNs `reason`), `pending` or `not_target`.
+public struct DeliveryStatus: Codable, Equatable, Sendable {
+    public var status: String
+    public var reason: String?
+    public init(status: String, reason: String? = nil) {
+        self.status = status
+        self.reason = reason
+    }
+}
+
+public struct PushDeviceStatusReply: Codable, Equatable, Sendable {
+    public var devices: [String: DeliveryStatus]
+    public init(devices: [String: DeliveryStatus]) { self.devices = devices }
+}
+
+/// `push.withdraw`: nothing more is sent for the message.
+public struct PushWithdraw: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var msgID: String?
+    public init(appKey: String?, msgID: String?) {
+        self.appKey = appKey
+        self.msgID = msgID
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", msgID = "msg_id" }
+}
+
+public struct PushWithdrawn: Codable, Equatable, Sendable {
+    public var msgID: String
+    public init(msgID: String) { self.msgID = msgID }
+    enum CodingKeys: String, CodingKey { case msgID = "msg_id" }
+}
+
+/// `apns.credentials`: the app's APNs provider key (token-based authentication). Kept encrypted;
+/// no read ever returns `p8`.
+public struct ApnsCredentials: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var teamID: String?
+    public var keyID: String?
+    public var bundleID: String?
+    /// The .p8 key's PEM text.
+    public var p8: String?
+    public init(appKey: String?, teamID: String?, keyID: String?, bundleID: String?, p8: String?) {
+        self.appKey = appKey
+        self.teamID = teamID
+        self.keyID = keyID
+        self.bundleID = bundleID
+        self.p8 = p8
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", teamID = "team_id", keyID = "key_id", bundleID = "bundle_id", p8 }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import JSON
+import PushKit
+import Schema
+import Testing
+
+/// The push service's checks, through the worker's own adapter: every refusal has its JPush code,
+/// and nothing of a refused push is stored.
+@Suite("Push handler")
+struct PushHandlerTests {
+    let handler: PushHandler
+    let p8: String
+    static let app = "pushapp"
+
+    init() throws {
+        let directory = TestPaths.temporaryDirectory("push-handler")
+        let keys = Process()
+        keys.executableURL = URL(fileURLWithPath: "/bin/bash")
+        keys.arguments = ["\(ApnsStandIn.sources)/make-keys.sh", directory]
+        try keys.run()
+        keys.waitUntilExit()
+        p8 = try String(contentsOfFile: "\(directory)/AuthKey.p8", encoding: .utf8)
+        handler = try PushHandler(path: directory + "/push.sqlite", secrets: .forTests, gateway: nil)
+    }
+
+    func call(_ command: String, _ payload: [String: JSONValue]) -> JSONValue {
+        reply(handler, command, ["app_key": Self.app.json].merging(payload) { _, given in given }, principal: .app(appKey: Self.app))
+    }
+
+    func saveKey() {
+        let saved = call("apns.credentials", ["team_id": "TEAM123456".json, "key_id": "KEY1234567".json, "bundle_id": "com.example.app".json,
+                                              "p8": p8.json])
+        #expect(saved.code == 0, "\(saved)")
+    }
+
+    func storedMessages() throws -> Int {
+        try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM messages").int ?? -1 }
+    }
+
+    static let notification: JSONValue = .object(["platform": "ios".json, "notification": .object(["alert": "hi".json])])
+
+    static func body(_ fields: [String: JSONValue]) -> JSONValue {
+        .object(["platform": "ios".json].merging(fields) { _, given in given })
+    }
+
+    static func ios(_ fields: [String: JSONValue]) -> JSONValue { body(["notification": .object(["ios": .object(fields)])]) }
+
+    /// (what is wrong, to, body, expected code)
+    static let refusals: [(String, JSONValue?, JSONValue?, Int)] = [
+        ("no to", nil, notification, 1002),
+        ("to a word", "everyone".json, notification, 1003),
+        ("to names nothing", .object([:]), notification, 1002),
+        ("unknown audience kind", .object(["segment": .array(["a".json])]), notification, 1003),
+        ("21 tags", .object(["tag": .array((0..<21).map { "t\($0)".json })]), notification, 1003),
+        ("21 tag_not", .object(["tag_not": .array((0..<21).map { "t\($0)".json })]), notification, 1003),
+        ("1001 registration IDs", .object(["registration_id": .array((0..<1001).map { "r\($0)".json })]), notification, 1003),
+        ("1001 aliases", .object(["alias": .array((0..<1001).map { "a\($0)".json })]), notification, 1003),
+        ("an empty tag list", .object(["tag": .array([])]), notification, 1003),
+        ("no body", "all".json, nil, 1002),
+        ("no platform", "all".json, .object(["notification": .object(["alert": "hi".json])]), 1002),
+        ("android only", "all".json, .object(["platform": "android".json, "notification": .object(["alert": "hi".json])]), 1003),
+        ("nothing to send", "all".json, body([:]), 1002),
+        ("voip with a notification", "all".json, body(["voip": .object([:]), "notification": .object(["alert": "hi".json])]), 1003),
+        ("a custom message (device channel)", "all".json, body(["message": .object(["msg_content": "x".json])]), 1003),
+        ("an empty notification", "all".json, ios([:]), 1002),
+        ("badge x1", "all".json, ios(["alert": "a".json, "badge": "x1".json]), 1003),
+        ("badge +100", "all".json, ios(["alert": "a".json, "badge": "+100".json]), 1003),
+        ("badge 100000", "all".json, ios(["alert": "a".json, "badge": .number(100_000)]), 1003),
+        ("badge 1.5", "all".json, ios(["alert": "a".json, "badge": .number(1.5)]), 1003),
+        ("interruption level", "all".json, ios(["alert": "a".json, "interruption-level": "loud".json]), 1003),
+        ("a payload over 4096 bytes", "all".json, ios(["alert": String(repeating: "x", count: 4100).json]), 1005),
+        ("extras pushing it over", "all".json, ios(["alert": "a".json, "extras": .object(["blob": String(repeating: "y", count: 4050).json])]), 1005),
+        ("a VoIP payload over 5120 bytes", "all".json, body(["voip": .object(["blob": String(repeating: "z", count: 5120).json])]), 1005),
+        ("extras named aps", "all".json, ios(["alert": "a".json, "extras": .object(["aps": "x".json])]), 1003),
+        ("live activity without an id", "all".json,
+         body(["live_activity": .object(["ios": .object(["event": "update".json, "content-state": .object([:])])])]), 1002),
+        ("live activity event pause", .object(["live_activity_id": "m1".json]),
+         body(["live_activity": .object(["ios": .object(["event": "pause".json, "content-state": .object([:])])])]), 1003),
+        ("live activity id over 24 bytes", .object(["live_activity_id": String(repeating: "l", count: 25).json]),
+         body(["live_activity": .object(["ios": .object(["event": "end".json, "content-state": .object([:])])])]), 1003),
+        ("a live activity id on a notification", .object(["live_activity_id": "m1".json]), notification, 1003),
+        ("negative time_to_live", "all".json, body(["notification": .object(["alert": "a".json]), "options": .object(["time_to_live": .number(-1)])]), 1003),
+        ("an unknown option", "all".json, body(["notification": .object(["alert": "a".json]), "options": .object(["speed": .number(1)])]), 1003),
+        ("a collapse id with a line break", "all".json,
+         body(["notification": .object(["alert": "a".json]), "options": .object(["apns_collapse_id": "a\r\nx-evil: 1".json])]), 1003),
+        ("a collapse id over 64 bytes", "all".json,
+         body(["notification": .object(["alert": "a".json]), "options": .object(["apns_collapse_id": String(repeating: "c", count: 65).json])]), 1003),
+        ("big_push_duration over a day", "all".json,
+         body(["notification": .object(["alert": "a".json]), "options": .object(["big_push_duration": .number(1441)])]), 1003),
+    ]
+
+    @Test("every bad push is refused with its code, by push.send and push.validate alike, and nothing is stored")
+    func refusals() throws {
+        saveKey()
+        for (what, to, body, code) in Self.refusals {
+            var payload: [String: JSONValue] = [:]
+            if let to { payload["to"] = to }
+            if let body { payload["body"] = body }
+            for command in ["push.send", "push.validate"] {
+                let answer = call(command, payload)
+                #expect(answer.code == code, "\(command) with \(what): \(answer)")
+                #expect(answer["msg_id"] == nil)
+                #expect(answer["message"]?.string?.isEmpty == false)
+            }
+        }
+        #expect(try storedMessages() == 0)
+    }
+
+    @Test("an app without an APNs key cannot push; a key that is not a P-256 .p8 is refused and never stored")
+    func credentials() throws {
+        #expect(call("push.send", ["to": "all".json, "body": Self.notification]).code == 1003)
+        let bad = call("apns.credentials", ["team_id": "TEAM123456".json, "key_id": "KEY1234567".json, "bundle_id": "com.example.app".json,
+                                            "p8": "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----".json])
+        #expect(bad.code == 1003)
+        #expect(call("apns.credentials", ["team_id": "TEAM".json, "key_id": "KEY1234567".json, "bundle_id": "com.example.app".json, "p8": p8.json]).code == 1003)
+        #expect(call("apns.credentials", ["team_id": "TEAM123456".json, "key_id": "KEY1234567".json, "bundle_id": "com.example.app".json]).code == 1002)
+        #expect(try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM credentials").int } == 0)
+        saveKey()
+        let stored = try handler.storage.store.read { db in try db.row("SELECT * FROM credentials") }
+        let sealed = try #require(stored?["sealed_p8"].data)
+        #expect(!String(decoding: sealed, as: UTF8.self).contains("PRIVATE KEY"), "the key is stored sealed")
+        #expect(call("push.send", ["to": "all".json, "body": Self.notification]).code == 0)
+    }
+
+    @Test("validate stores nothing; send stores the push once per cid; status, device status and withdraw answer for it")
+    func acceptance() throws {
+        saveKey()
+        let checked = call("push.validate", ["to": "all".json, "body": Self.notification, "request_id": "r-1".json])
+        #expect(checked.code == 0 && checked["msg_id"] == nil && checked["request_id"]?.string == "r-1")
+        #expect(try storedMessages() == 0)
+
+        let options: JSONValue = .object(["platform": "ios".json, "notification": .object(["alert": "a".json]), "options": .object(["cid": "c-9".json])])
+        let sent = call("push.send", ["to": "all".json, "body": options])
+        let msgID = try #require(sent["msg_id"]?.string)
+        #expect(call("push.send", ["to": "all".json, "body": options])["msg_id"]?.string == msgID)
+        #expect(try storedMessages() == 1)
+
+        let status = call("push.status", ["msg_ids": .array([msgID.json, "999".json])])
+        #expect(status["messages"]?[msgID]?["state"]?.string == "queued")
+        #expect(status["messages"]?["999"] == nil)
+        #expect(call("push.status", ["msg_ids": .array((0..<101).map { "\($0)".json })]).code == 1003)
+        #expect(call("push.status", [:]).code == 1002)
+        #expect(call("push.device_status", ["msg_id": msgID.json, "registration_ids": .array(["r1".json])])["devices"]?["r1"]?["status"]?.string
+                == "not_target")
+
+        #expect(call("push.withdraw", ["msg_id": msgID.json]).code == 0)
+        #expect(call("push.status", ["msg_ids": .array([msgID.json])])["messages"]?[msgID]?["state"]?.string == "withdrawn")
+        #expect(call("push.withdraw", ["msg_id": "42".json]).code == 1003)
+        // Another app's message is not this app's to read or withdraw.
+        let other = reply(handler, "push.withdraw", ["app_key": "otherapp".json, "msg_id": msgID.json], principal: .app(appKey: "otherapp"))
+        #expect(other.code == 1003)
+    }
+}
