@@ -13,6 +13,9 @@ enum ShardRoute: Equatable {
         if command == .audienceResolve {
             return AudiencePaging.route(payload, count: count)
         }
+        if command.isAppScoped {
+            return keys.appKey.map { .one(shard: ShardHash.shard(of: "app:" + $0, count: count)) } ?? .one(shard: 0)
+        }
         if command.isAppWide {
             return .all(parts: ShardGather.split(command, payload: payload, count: count))
         }

@@ -1,3 +1,4 @@
+import Client
 import Credentials
 import Foundation
 import PushKit
@@ -15,7 +16,7 @@ ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands t
     let name = options.shard.serviceName("push")
     let context = try Context()
     let handler = try PushHandler(path: path, secrets: secrets, publisher: name,
-                                  gateway: try GatewayCaller(endpoint: options.endpoint, context: context, secrets: secrets, service: name,
+                                  gateway: try ServiceCaller(endpoint: options.endpoint, context: context, secrets: secrets, service: name,
                                                              serverKey: options.curveServerKey))
     let fanout = try Fanout(path: path, secrets: secrets, endpoint: options.endpoint, context: context, serverKey: options.curveServerKey,
                             service: name, settings: settings, logger: logger)

@@ -1,3 +1,4 @@
+import Client
 import Foundation
 import Schema
 
@@ -6,7 +7,7 @@ import Schema
 /// for a push with a badge each device's new value (`badge.apply`, once per msg_id and device
 /// however often the page is redone after a crash).
 struct AudiencePager {
-    let gateway: GatewayCaller
+    let gateway: ServiceCaller
     let pageSize: Int
 
     /// A page ready to commit.

@@ -1,10 +1,11 @@
+import Client
 import Schema
 
 /// Whether a push has anyone to go to, asked before it is accepted so that an empty audience is
 /// refused (1011) rather than accepted and sent to nobody: one device of the audience from tagging,
 /// and for a Live Activity, a device holding the activity's token from registration.
 struct AudienceProbe {
-    let gateway: GatewayCaller
+    let gateway: ServiceCaller
 
     func checkHasTarget(_ target: PushTarget, appKey: String) throws {
         if let activity = target.liveActivityID {

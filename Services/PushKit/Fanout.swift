@@ -1,3 +1,4 @@
+import Client
 import Credentials
 import Worker
 import Foundation
@@ -17,7 +18,7 @@ import ZeroMQ
 /// Made on the main thread and then used only by the thread `start` gives it (hence unchecked Sendable).
 public final class Fanout: @unchecked Sendable {
     private let store: Store
-    private let gateway: GatewayCaller
+    private let gateway: ServiceCaller
     private let pool: SenderPool
     private let settings: PushSettings
     private let logger: Logger
@@ -29,7 +30,7 @@ public final class Fanout: @unchecked Sendable {
     public init(path: String, secrets: Secrets, endpoint: String, context: Context, serverKey: String?,
                 service: String, settings: PushSettings, logger: Logger) throws {
         store = try Store(path: path, migrations: ServiceStorage.migrations(PushSchema.migrations))
-        gateway = try GatewayCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
+        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
         self.settings = settings
         self.logger = logger
         notifications = NotificationBuilder(credentials: CredentialStore(secrets: secrets))

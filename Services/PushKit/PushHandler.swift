@@ -1,3 +1,4 @@
+import Client
 import Bus
 import Credentials
 import Foundation
@@ -18,7 +19,7 @@ public final class PushHandler: RequestHandler {
     private let credentials: CredentialStore
     /// Tagging, registration and analytics through the gateway; nil in tests of the handler alone,
     /// which then skip the checks that need them.
-    private let gateway: GatewayCaller?
+    private let gateway: ServiceCaller?
     private let clock: @Sendable () -> Double
     private var nextPrune: Double
 
@@ -26,7 +27,7 @@ public final class PushHandler: RequestHandler {
     static let maxDeviceStatusIDs = 1000
     static let pruneChunk = 5000
 
-    public init(path: String, secrets: Secrets, publisher: String = "push", gateway: GatewayCaller?,
+    public init(path: String, secrets: Secrets, publisher: String = "push", gateway: ServiceCaller?,
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         storage = try ServiceStorage(path: path, migrations: PushSchema.migrations, publisher: publisher)
         credentials = CredentialStore(secrets: secrets)

@@ -1,9 +1,17 @@
+import Credentials
 import Runtime
 import SchedulerKit
 import Worker
+import ZeroMQ
 
-ServiceMain.run(.scheduler, summary: "PushBus scheduler service: local notifications, fired on time and kept across restarts.",
+// The scheduler: a worker for local notifications and server-side schedules, and on a thread of its
+// own the firer that turns each due schedule into a push.send.
+ServiceMain.run(.scheduler, summary: "PushBus scheduler service: local notifications fired on time and kept across restarts, and server-side scheduled pushes.",
                 settings: SchedulerSettings.self) { settings, options, logger in
-    try SchedulerHandler(path: try options.databasePath("scheduler"), settings: settings,
-                         publisher: options.shard.serviceName("scheduler"), logger: logger)
+    let path = try options.databasePath("scheduler")
+    let name = options.shard.serviceName("scheduler")
+    let handler = try SchedulerHandler(path: path, settings: settings, publisher: name, logger: logger)
+    try ScheduleFirer(path: path, secrets: try Secrets.load(directory: options.dataDirectory), endpoint: options.endpoint,
+                      context: try Context(), serverKey: options.curveServerKey, service: name, logger: logger).start()
+    return handler
 }

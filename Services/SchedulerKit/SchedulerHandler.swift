@@ -14,6 +14,7 @@ public final class SchedulerHandler: RequestHandler {
     public let storage: ServiceStorage
     let settings: SchedulerSettings
     let requests = LocalStore()
+    let pushSchedules = PushScheduleStore()
     var timer = FireTimer()
     let logger: Logger
     let clock: @Sendable () -> Double
@@ -44,6 +45,12 @@ public final class SchedulerHandler: RequestHandler {
         case .localRemove: try remove(request.decode(LocalFilter.self), in: db)
         case .localFind: try find(request.decode(LocalFilter.self), in: db)
         case .locationReport: try report(request.decode(LocationReport.self), in: db)
+        case .scheduleCreate: try createSchedule(request.decode(ScheduleCreate.self), in: db)
+        case .scheduleGet: try getSchedule(request.decode(ScheduleRef.self), in: db)
+        case .scheduleUpdate: try updateSchedule(request.decode(ScheduleUpdate.self), in: db)
+        case .scheduleDelete: try deleteSchedule(request.decode(ScheduleRef.self), in: db)
+        case .scheduleList: try listSchedules(request.decode(ScheduleList.self), in: db)
+        case .scheduleMsgIDs: try scheduleMsgIDs(request.decode(ScheduleRef.self), in: db)
         default: throw notHandled(command)
         }
     }

@@ -37,5 +37,28 @@ enum SchedulerSchema {
                 UNIQUE (registration_id, identifier)
             );
             """),
+        // Server-side scheduled pushes (schedule.*): each fires a push.send through the gateway.
+        Migration("scheduler-2", """
+            CREATE TABLE push_schedules (
+                id TEXT PRIMARY KEY,
+                app_key TEXT NOT NULL,
+                name TEXT NOT NULL,
+                enabled INTEGER NOT NULL,
+                trigger TEXT NOT NULL,           -- as given (JSON)
+                timezone TEXT NOT NULL,
+                push TEXT NOT NULL,              -- push.send's payload without app_key (JSON)
+                next_fire_at REAL,               -- NULL: nothing left to fire
+                last_error TEXT,
+                created_at REAL NOT NULL
+            );
+            CREATE INDEX push_schedules_app ON push_schedules (app_key, created_at);
+            CREATE INDEX push_schedules_due ON push_schedules (next_fire_at) WHERE enabled = 1 AND next_fire_at IS NOT NULL;
+            CREATE TABLE push_schedule_fires (
+                schedule TEXT NOT NULL REFERENCES push_schedules ON DELETE CASCADE,
+                fire_at REAL NOT NULL,
+                msg_id TEXT,
+                PRIMARY KEY (schedule, fire_at)
+            ) WITHOUT ROWID;
+            """),
     ]
 }

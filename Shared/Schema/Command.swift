@@ -58,6 +58,12 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     case pushStatus = "push.status"
     case pushDeviceStatus = "push.device_status"
     case pushWithdraw = "push.withdraw"
+    case scheduleCreate = "schedule.create"
+    case scheduleGet = "schedule.get"
+    case scheduleUpdate = "schedule.update"
+    case scheduleDelete = "schedule.delete"
+    case scheduleList = "schedule.list"
+    case scheduleMsgIDs = "schedule.msg_ids"
     // PushBus's internal commands, between its own services (signed by a service or the admin)
     case deviceTokens = "device.tokens"
     case deviceTokensInvalid = "device.tokens_invalid"
@@ -79,7 +85,8 @@ public enum Command: String, CaseIterable, Codable, Sendable {
             .tagging
         case .badgeSet, .badgeReset, .badgeGet, .badgeApply:
             .badge
-        case .localAdd, .localRemove, .localFind, .locationReport:
+        case .localAdd, .localRemove, .localFind, .locationReport,
+             .scheduleCreate, .scheduleGet, .scheduleUpdate, .scheduleDelete, .scheduleList, .scheduleMsgIDs:
             .scheduler
         case .maStart, .maIdentify, .maContact, .maEvents, .maProperty, .maChannelValue, .maProfile, .maErase,
              .statsReport, .statsMessage, .statsEvents:
@@ -105,6 +112,16 @@ extension Command {
              .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw,
              .deviceTokens, .deviceTokensInvalid:
             true
+        case _ where isAppScoped: true
+        default: false
+        }
+    }
+
+    /// App-wide commands whose data lives with one shard, picked by the app key (an app's
+    /// server-side schedules), rather than spread over every shard.
+    public var isAppScoped: Bool {
+        switch self {
+        case .scheduleCreate, .scheduleGet, .scheduleUpdate, .scheduleDelete, .scheduleList, .scheduleMsgIDs: true
         default: false
         }
     }

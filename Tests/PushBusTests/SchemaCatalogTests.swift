@@ -256,6 +256,26 @@ struct SchemaCatalogTests {
             SchemaFixture.expectPayload(PushWithdraw(appKey: app, msgID: "1000000001"), keys: ["app_key", "msg_id"])
             SchemaFixture.expectReply(PushWithdrawn(msgID: "1000000001"), keys: ["msg_id"])
 
+        case .scheduleCreate:
+            SchemaFixture.expectPayload(ScheduleCreate(appKey: app, name: "daily", enabled: true,
+                                                       trigger: .object(["single": .object(["time": .string("2030-01-01 09:00:00")])]),
+                                                       timezone: "Asia/Shanghai", push: .object(["to": .string("all")])),
+                                        keys: ["app_key", "name", "enabled", "trigger", "timezone", "push"])
+            SchemaFixture.expectReply(ScheduleCreated(scheduleID: "s1", name: "daily"), keys: ["schedule_id", "name"])
+        case .scheduleGet, .scheduleUpdate:
+            SchemaFixture.expectPayload(ScheduleUpdate(appKey: app, scheduleID: "s1", name: "n", enabled: false),
+                                        keys: ["app_key", "schedule_id", "name", "enabled"])
+            SchemaFixture.expectReply(ScheduleInfo(scheduleID: "s1", name: "n", enabled: false, trigger: .object([:]), timezone: "UTC",
+                                                   push: .object([:]), nextFireAt: "2030-01-01T01:00:00Z"),
+                                      keys: ["schedule_id", "name", "enabled", "trigger", "timezone", "push", "next_fire_at"])
+        case .scheduleDelete, .scheduleMsgIDs:
+            SchemaFixture.expectPayload(ScheduleRef(appKey: app, scheduleID: "s1"), keys: ["app_key", "schedule_id"])
+            SchemaFixture.expectReply(ScheduleMsgIDs(msgIDs: ["1000000001"]), keys: ["msg_ids"])
+        case .scheduleList:
+            SchemaFixture.expectPayload(ScheduleList(appKey: app, page: 2), keys: ["app_key", "page"])
+            SchemaFixture.expectReply(ScheduleListReply(schedules: [], page: 2, totalPages: 1, totalCount: 3),
+                                      keys: ["schedules", "page", "total_pages", "total_count"])
+
         // internal
         case .deviceTokens:
             SchemaFixture.expectPayload(DeviceTokensQuery(appKey: app, registrationIDs: [rid], liveActivityID: "order-1"),

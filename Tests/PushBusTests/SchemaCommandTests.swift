@@ -17,7 +17,8 @@ struct SchemaCommandTests {
             "channel.reset", "channel.sync", "audience.resolve", "tags.list", "tags.count", "alias.lookup",
         ],
         .badge: ["badge.set", "badge.reset", "badge.get", "badge.apply"],
-        .scheduler: ["local.add", "local.remove", "local.find", "location.report"],
+        .scheduler: ["local.add", "local.remove", "local.find", "location.report",
+                     "schedule.create", "schedule.get", "schedule.update", "schedule.delete", "schedule.list", "schedule.msg_ids"],
         .analytics: [
             "ma.start", "ma.identify", "ma.contact", "ma.events", "ma.property", "ma.channel_value", "ma.profile",
             "ma.erase", "stats.report", "stats.message", "stats.events",

@@ -1,4 +1,3 @@
-import Schema
 
 /// JPush v3's push codes where they fit a push's checks (reference/commands.md, section "push").
 extension ResultCode {
@@ -13,6 +12,6 @@ extension ResultCode {
 }
 
 extension CommandError {
-    static func missing(_ message: String) -> CommandError { CommandError(.pushMissing, message) }
-    static func badField(_ message: String) -> CommandError { CommandError(.pushInvalid, message) }
+    public static func missing(_ message: String) -> CommandError { CommandError(.pushMissing, message) }
+    public static func badField(_ message: String) -> CommandError { CommandError(.pushInvalid, message) }
 }

@@ -1,13 +1,12 @@
-import Client
 import Credentials
 import Foundation
 import Schema
 import ZeroMQ
 
-/// The push service as a client of the other services, through the gateway like any client: signs
+/// One of PushBus's services as a client of the others, through the gateway like any client: signs
 /// app-wide queries as the app (it derives any app's key from server.key) and internal commands as
-/// itself. Owned by one thread; the worker and the fan-out each have their own.
-public final class GatewayCaller {
+/// itself. Owned by one thread (the push service's worker and its fan-out each have their own).
+public final class ServiceCaller {
     private let client: MajordomoClient
 
     public init(endpoint: String, context: Context, secrets: Secrets, service: String, serverKey: String? = nil,

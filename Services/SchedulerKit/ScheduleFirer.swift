@@ -1,0 +1,103 @@
+import Client
+import Credentials
+import Foundation
+import JSON
+import Runtime
+import Schema
+import SQLite
+import Worker
+import ZeroMQ
+
+/// Fires the server-side scheduled pushes, on a thread of its own with its own connection to the
+/// scheduler's database: each due schedule becomes exactly one `push.send`, whose msg_id is then
+/// recorded and the schedule moved to its next time. The push carries a `cid` made of the schedule
+/// and the time it fires for, so a firing repeated after a crash between the send and the record
+/// (or after a timeout) gets the first msg_id back and sends nothing again. A schedule due while the
+/// scheduler was down fires when it starts, once, and then follows its trigger.
+///
+/// Made on the main thread and then used only by the thread `start` gives it (hence unchecked Sendable).
+public final class ScheduleFirer: @unchecked Sendable {
+    private let store: Store
+    private let gateway: ServiceCaller
+    private let schedules = PushScheduleStore()
+    private let logger: Logger
+    /// When a firing that got no answer is tried again.
+    static let retryDelay = 2.0
+
+    public init(path: String, secrets: Secrets, endpoint: String, context: Context, serverKey: String?, service: String,
+                logger: Logger) throws {
+        store = try Store(path: path, migrations: ServiceStorage.migrations(SchedulerSchema.migrations))
+        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey,
+                                    timeoutMilliseconds: 10_000)
+        self.logger = logger
+    }
+
+    /// Runs for the life of the process; a failure stops the process (exit 1) so it restarts.
+    public func start() {
+        let thread = Thread {
+            do { try self.run() } catch {
+                self.logger.error("the schedule firer failed; the process stops so that it restarts", ["error": error])
+                exit(1)
+            }
+        }
+        thread.name = "schedules"
+        thread.start()
+    }
+
+    private func run() throws {
+        var retryAfter: [String: Double] = [:]
+        while true {
+            let now = Date().timeIntervalSince1970
+            let due = try store.read { db in try schedules.due(db, now: now, limit: 16) }
+                .filter { retryAfter[$0.id].map { $0 <= now } ?? true }
+            for schedule in due {
+                if fire(schedule, now: now) { retryAfter[schedule.id] = nil } else { retryAfter[schedule.id] = now + Self.retryDelay }
+            }
+            if due.isEmpty {
+                let next = try store.read { db in try schedules.nextDue(db) } ?? now + 1
+                usleep(useconds_t(max(0.01, min(0.25, next - now)) * 1_000_000))
+            }
+        }
+    }
+
+    /// Sends one firing and records it; false when it must be tried again (no answer, or the push
+    /// service could not take it now).
+    private func fire(_ schedule: PushScheduleStore.Row, now: Double) -> Bool {
+        guard let fireAt = schedule.nextFireAt else { return true }
+        let trigger = try? PushTrigger(schedule.trigger, timezone: schedule.timezone)
+        let next = trigger?.next(after: max(fireAt, now))
+        var msgID: String?
+        var refusal: String?
+        do {
+            msgID = try gateway.call(.pushSend, Self.send(schedule, fireAt: fireAt), as: PushAccepted.self).msgID
+        } catch let error as CommandError where error.code != .timeout && error.code != .internalError {
+            refusal = "\(error.code.rawValue): \(error.message)"
+            logger.warning("a scheduled push was refused", ["schedule_id": schedule.id, "code": error.code.rawValue, "message": error.message])
+        } catch {
+            logger.warning("a scheduled push got no answer; trying again", ["schedule_id": schedule.id, "error": error])
+            return false
+        }
+        do {
+            try store.write { db in try schedules.fired(db, id: schedule.id, at: fireAt, msgID: msgID, error: refusal, next: next) }
+        } catch {
+            logger.error("a scheduled push was sent but could not be recorded; it is sent again (same cid, so once)",
+                         ["schedule_id": schedule.id, "error": error])
+            return false
+        }
+        return true
+    }
+
+    /// The schedule's push for the app, with the firing's idempotency key.
+    static func send(_ schedule: PushScheduleStore.Row, fireAt: Double) -> PushSend {
+        var body = schedule.push["body"] ?? .object([:])
+        if case .object(var object) = body {
+            var options: JSONObject
+            if case .object(let given)? = object["options"] { options = given } else { options = JSONObject() }
+            options["cid"] = .string("sched:\(schedule.id):\(Int64(fireAt))")
+            object["options"] = .object(options)
+            body = .object(object)
+        }
+        return PushSend(appKey: schedule.appKey, to: schedule.push["to"], body: body, requestID: schedule.push["request_id"]?.string,
+                        customArgs: schedule.push["custom_args"])
+    }
+}
