@@ -263,13 +263,21 @@ public final class AnalyticsHandler: RequestHandler {
     // MARK: bus events
 
     public var subscriptions: [Topic] {
-        [.deviceRegistered, .deviceDeleted, .tagsChanged, .aliasChanged, .badgeChanged, .localFired]
+        [.deviceRegistered, .deviceDeleted, .tagsChanged, .aliasChanged, .badgeChanged, .localFired, .pushDelivered]
     }
 
-    /// Counts the event as `$<topic>` in its app's hour; a deleted device's push reports and its
+    /// Adds a push's delivery counts to its message statistics (`push.delivered`). Counts any other
+    /// event as `$<topic>` in its app's hour; a deleted device's push reports and its
     /// bindings to EUIDs are forgotten (the users' MA data stays: `ma.erase` removes it).
     public func apply(_ event: BusEvent, in db: Database) throws {
         guard let topic = Topic(rawValue: event.topic) else { return }
+        if topic == .pushDelivered {
+            let delivered = try event.decode(PushDeliveredEvent.self).body
+            try reports.addDelivered(db, appKey: delivered.appKey, msgID: delivered.msgID, kind: "sent", count: delivered.sent)
+            try reports.addDelivered(db, appKey: delivered.appKey, msgID: delivered.msgID, kind: "failed",
+                                     count: delivered.failed.values.reduce(0, +))
+            return
+        }
         let fact = try JSONTreeDecoder().decode(Fact.self, from: event.data)
         let time = RFC3339.seconds(from: fact.time) ?? clock()
         try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)

@@ -25,11 +25,22 @@ struct ReportStore {
             """, appKey, msgID, kind.rawValue)
     }
 
+    /// Adds the push service's delivery counts (`sent`, `failed`) to the message's.
+    func addDelivered(_ db: Database, appKey: String, msgID: String, kind: String, count: Int) throws {
+        guard count > 0 else { return }
+        try db.run("""
+            INSERT INTO message_counts (app_key, msg_id, kind, count) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app_key, msg_id, kind) DO UPDATE SET count = count + excluded.count
+            """, appKey, msgID, kind, count)
+    }
+
     /// How many devices reported each kind for the message (zeros when none did).
     func messageCounts(_ db: Database, appKey: String, msgID: String) throws -> MessageCounts {
         var counts = MessageCounts()
         for row in try db.rows("SELECT kind, count FROM message_counts WHERE app_key = ? AND msg_id = ?", appKey, msgID) {
             let count = row[1].int ?? 0
+            if row[0].string == "sent" { counts.sent = count }
+            if row[0].string == "failed" { counts.failed = count }
             switch row[0].string.flatMap(StatsKind.init(rawValue:)) {
             case .received?: counts.received = count
             case .displayed?: counts.displayed = count

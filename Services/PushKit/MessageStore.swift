@@ -36,7 +36,7 @@ struct MessageStore {
     /// Forgets idempotency keys past their lifetime, at most `limit`; returns how many.
     func pruneCids(_ db: Database, now: Double, limit: Int) throws -> Int {
         try db.run("""
-            DELETE FROM cids WHERE rowid IN (SELECT rowid FROM cids WHERE created_at <= ? LIMIT ?)
+            DELETE FROM cids WHERE (app_key, cid) IN (SELECT app_key, cid FROM cids WHERE created_at <= ? LIMIT ?)
             """, now - Self.cidLifetime, limit)
     }
 
@@ -68,6 +68,28 @@ struct MessageStore {
         case 2: return DeliveryStatus(status: "failed", reason: row[1].string)
         default: return DeliveryStatus(status: "pending")
         }
+    }
+
+    /// Messages with answers not yet told to analytics: at most `limit` of them, each with the
+    /// new sends and failures by reason; marked told, in the caller's transaction.
+    func takeUnreported(_ db: Database, limit: Int) throws -> [PushDeliveredEvent] {
+        let rows = try db.rows("""
+            SELECT id, app_key, msg_id, sent - sent_reported FROM messages WHERE sent > sent_reported
+            UNION SELECT m.id, m.app_key, m.msg_id, m.sent - m.sent_reported FROM failures f JOIN messages m ON m.id = f.message
+            WHERE f.count > f.reported LIMIT ?
+            """, limit)
+        var events: [PushDeliveredEvent] = []
+        for row in rows {
+            guard case .integer(let id) = row[0], let appKey = row[1].string, let msgID = row[2].string else { continue }
+            var failed: [String: Int] = [:]
+            for failure in try db.rows("SELECT reason, count - reported FROM failures WHERE message = ? AND count > reported", id) {
+                failed[failure[0].string ?? "unknown"] = failure[1].int ?? 0
+            }
+            try db.run("UPDATE messages SET sent_reported = sent WHERE id = ?", id)
+            try db.run("UPDATE failures SET reported = count WHERE message = ?", id)
+            events.append(PushDeliveredEvent(appKey: appKey, msgID: msgID, sent: row[3].int ?? 0, failed: failed))
+        }
+        return events
     }
 
     /// Stops a message: its unsent deliveries are parked for good and no page is expanded any more.

@@ -22,10 +22,14 @@ public final class PushHandler: RequestHandler {
     private let gateway: ServiceCaller?
     private let clock: @Sendable () -> Double
     private var nextPrune: Double
+    private var nextReport: Double
 
     static let maxStatusIDs = 100
     static let maxDeviceStatusIDs = 1000
     static let pruneChunk = 5000
+    /// Messages told to analytics per tick, and how often, in seconds.
+    static let reportChunk = 200
+    static let reportInterval = 1.0
 
     public init(path: String, secrets: Secrets, publisher: String = "push", gateway: ServiceCaller?,
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
@@ -34,6 +38,7 @@ public final class PushHandler: RequestHandler {
         self.gateway = gateway
         self.clock = clock
         nextPrune = clock()
+        nextReport = clock()
     }
 
     public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
@@ -140,14 +145,23 @@ public final class PushHandler: RequestHandler {
         _ = try messages.insert(db, appKey: fired.appKey, plan: WireCodec.encode(plan), requestID: nil, now: clock())
     }
 
-    // MARK: retention
+    // MARK: timed work
 
-    public func nextTick() -> Date? { Date(timeIntervalSince1970: nextPrune) }
+    public func nextTick() -> Date? { Date(timeIntervalSince1970: min(nextPrune, nextReport)) }
 
+    /// Tells analytics what APNs answered since the last time (`push.delivered`, through the outbox,
+    /// so each answer is counted once), and forgets idempotency keys past their day.
     public func tick(now: Date, in db: Database) throws {
         let seconds = now.timeIntervalSince1970
-        let removed = try messages.pruneCids(db, now: seconds, limit: Self.pruneChunk)
-        nextPrune = removed >= Self.pruneChunk ? seconds : seconds + 60
+        if seconds >= nextReport {
+            let events = try messages.takeUnreported(db, limit: Self.reportChunk)
+            for event in events { try storage.outbox.append(event, in: db) }
+            nextReport = events.count >= Self.reportChunk ? seconds : seconds + Self.reportInterval
+        }
+        if seconds >= nextPrune {
+            let removed = try messages.pruneCids(db, now: seconds, limit: Self.pruneChunk)
+            nextPrune = removed >= Self.pruneChunk ? seconds : seconds + 60
+        }
     }
 
     // MARK: helpers

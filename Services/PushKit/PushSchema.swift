@@ -60,5 +60,10 @@ enum PushSchema {
                 PRIMARY KEY (app_key, cid)
             ) WITHOUT ROWID;
             """),
+        // What was already told to analytics (`push.delivered`), so each answer is counted there once.
+        Migration("push-2", """
+            ALTER TABLE messages ADD COLUMN sent_reported INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE failures ADD COLUMN reported INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 }

@@ -352,8 +352,13 @@ public struct MessageCounts: Codable, Equatable, Sendable {
     public var inappShow: Int
     public var inappClick: Int
     public var voipReceived: Int
+    /// What the push service reported: notifications APNs accepted, and those that failed for good.
+    public var sent: Int
+    public var failed: Int
     public init(received: Int = 0, displayed: Int = 0, opened: Int = 0, inappShow: Int = 0, inappClick: Int = 0,
-                voipReceived: Int = 0) {
+                voipReceived: Int = 0, sent: Int = 0, failed: Int = 0) {
+        self.sent = sent
+        self.failed = failed
         self.received = received
         self.displayed = displayed
         self.opened = opened
@@ -363,7 +368,7 @@ public struct MessageCounts: Codable, Equatable, Sendable {
     }
     enum CodingKeys: String, CodingKey {
         case received, displayed, opened, inappShow = "inapp_show", inappClick = "inapp_click"
-        case voipReceived = "voip_received"
+        case voipReceived = "voip_received", sent, failed
     }
 }
 

@@ -51,6 +51,7 @@ public enum Topic: String, CaseIterable, Codable, Sendable {
     case aliasChanged = "alias.changed"
     case badgeChanged = "badge.changed"
     case localFired = "local.fired"
+    case pushDelivered = "push.delivered"
 
     /// The service that publishes the topic, so a subscriber asks only it for what it missed.
     public var publisher: Service {
@@ -59,6 +60,7 @@ public enum Topic: String, CaseIterable, Codable, Sendable {
         case .tagsChanged, .aliasChanged: .tagging
         case .badgeChanged: .badge
         case .localFired: .scheduler
+        case .pushDelivered: .push
         }
     }
 }
@@ -183,4 +185,21 @@ public struct LocalFiredEvent: EventBody {
         case appKey = "app_key", registrationID = "registration_id", identifier, content
         case firedAt = "fired_at", nextFireAt = "next_fire_at"
     }
+}
+
+/// `push.delivered`: APNs' answers for a message since the last such event: how many were sent,
+/// and how many failed for good by reason. Analytics adds them to the message's statistics.
+public struct PushDeliveredEvent: EventBody {
+    public static let topic = Topic.pushDelivered
+    public var appKey: String
+    public var msgID: String
+    public var sent: Int
+    public var failed: [String: Int]
+    public init(appKey: String, msgID: String, sent: Int, failed: [String: Int]) {
+        self.appKey = appKey
+        self.msgID = msgID
+        self.sent = sent
+        self.failed = failed
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", msgID = "msg_id", sent, failed }
 }

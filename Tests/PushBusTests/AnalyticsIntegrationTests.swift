@@ -87,7 +87,7 @@ struct AnalyticsIntegrationTests {
         #expect(try call(client, "stats.report", #"{"app_key":"app1","registration_id":"\#(registrationID)","kind":"received","msg_id":"18100"}"#).code == 0)
         #expect(try call(client, "stats.report", #"{"app_key":"app1","registration_id":"\#(registrationID)","kind":"page_enter","page":"Home"}"#).code == 0)
         let messages = try call(client, "stats.message", #"{"app_key":"app1","msg_ids":["18100"]}"#)
-        #expect(messages["messages"]?["18100"] == json(#"{"received":1,"displayed":1,"opened":1,"inapp_show":0,"inapp_click":0,"voip_received":0}"#))
+        #expect(messages["messages"]?["18100"] == json(#"{"received":1,"displayed":1,"opened":1,"inapp_show":0,"inapp_click":0,"voip_received":0,"sent":0,"failed":0}"#))
 
         let day = try call(client, "stats.events", #"{"app_key":"app1","from":"2025-03-01T00:00:00Z","to":"2025-03-02T00:00:00Z","bucket":"day"}"#)
         #expect(day == json(#"{"code":0,"buckets":[{"start":"2025-03-01T00:00:00Z","count":3}]}"#))

@@ -36,9 +36,9 @@ struct AnalyticsPushStatsTests {
         #expect(report("rid-2", "received", #","msg_id":"18101""#).code == 0)
         #expect(message(#"["18100","18101","unknown"]"#) == json("""
             {"code":0,"messages":{
-              "18100":{"received":2,"displayed":1,"opened":1,"inapp_show":1,"inapp_click":1,"voip_received":1},
-              "18101":{"received":1,"displayed":0,"opened":0,"inapp_show":0,"inapp_click":0,"voip_received":0},
-              "unknown":{"received":0,"displayed":0,"opened":0,"inapp_show":0,"inapp_click":0,"voip_received":0}}}
+              "18100":{"received":2,"displayed":1,"opened":1,"inapp_show":1,"inapp_click":1,"voip_received":1,"sent":0,"failed":0},
+              "18101":{"received":1,"displayed":0,"opened":0,"inapp_show":0,"inapp_click":0,"voip_received":0,"sent":0,"failed":0},
+              "unknown":{"received":0,"displayed":0,"opened":0,"inapp_show":0,"inapp_click":0,"voip_received":0,"sent":0,"failed":0}}}
             """))
         #expect(hourly("$received") == [3], "stats.events counts each kind under $<kind>, duplicates once")
         #expect(ma.call("stats.message", #"{"app_key":"app2","msg_ids":["18100"]}"#)["messages"]?["18100"]?["received"] == .number(0),
@@ -94,7 +94,7 @@ struct AnalyticsPushStatsTests {
     }
 
     @Test func followsTheTopicsOfOtherServices() {
-        #expect(Set(ma.handler.subscriptions) == [.deviceRegistered, .deviceDeleted, .tagsChanged, .aliasChanged, .badgeChanged, .localFired])
+        #expect(Set(ma.handler.subscriptions) == [.deviceRegistered, .deviceDeleted, .tagsChanged, .aliasChanged, .badgeChanged, .localFired, .pushDelivered])
     }
 
     @Test func countsWhatOtherServicesPublish() throws {

@@ -12,6 +12,8 @@ struct PushHandlerTests {
     let p8: String
     static let app = "pushapp"
 
+    let clock = ManualClock()
+
     init() throws {
         let directory = TestPaths.temporaryDirectory("push-handler")
         let keys = Process()
@@ -20,7 +22,8 @@ struct PushHandlerTests {
         try keys.run()
         keys.waitUntilExit()
         p8 = try String(contentsOfFile: "\(directory)/AuthKey.p8", encoding: .utf8)
-        handler = try PushHandler(path: directory + "/push.sqlite", secrets: .forTests, gateway: nil)
+        let clock = self.clock
+        handler = try PushHandler(path: directory + "/push.sqlite", secrets: .forTests, gateway: nil, clock: { clock.now })
     }
 
     func call(_ command: String, _ payload: [String: JSONValue]) -> JSONValue {
@@ -149,5 +152,19 @@ struct PushHandlerTests {
         // Another app's message is not this app's to read or withdraw.
         let other = reply(handler, "push.withdraw", ["app_key": "otherapp".json, "msg_id": msgID.json], principal: .app(appKey: "otherapp"))
         #expect(other.code == 1003)
+    }
+
+    @Test("a cid answers its first msg_id for a day, then is forgotten")
+    func cidLifetime() throws {
+        saveKey()
+        let body: JSONValue = .object(["platform": "ios".json, "notification": .object(["alert": "a".json]), "options": .object(["cid": "c-1".json])])
+        let first = try #require(call("push.send", ["to": "all".json, "body": body])["msg_id"]?.string)
+        clock.advance(86_000)
+        #expect(call("push.send", ["to": "all".json, "body": body])["msg_id"]?.string == first)
+        clock.advance(500)
+        let second = try #require(call("push.send", ["to": "all".json, "body": body])["msg_id"]?.string)
+        #expect(second != first)
+        try handler.storage.store.write { db in try handler.tick(now: Date(timeIntervalSince1970: clock.now + 86_401), in: db) }
+        #expect(try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM cids").int } == 0, "pruned after a day")
     }
 }

@@ -200,6 +200,12 @@ struct PushDeliveryTests {
         #expect(status["failed"]?["Unregistered"]?.number == 1)
         #expect(status["pending"]?.number == 0)
         #expect(Set(received.compactMap { $0["token"]?.string }).count == received.count, "one notification per device")
+        // The answers reach analytics' statistics, each once.
+        var stats: JSONValue?
+        #expect(try eventually(15, every: 100_000) {
+            stats = try push.call("stats.message", ["app_key": .string(push.appKey), "msg_ids": .array([.string(msgID)])])["messages"]?[msgID]
+            return stats?["sent"]?.number == 10 && stats?["failed"]?.number == 2
+        }, "\(String(describing: stats))\npush:\n\(push.stack.services["push"]?.output.suffix(3000) ?? "")\nanalytics:\n\(push.stack.services["analytics"]?.output.suffix(2000) ?? "")")
 
         // A big push spread over a minute is withdrawn before most of it goes out.
         let slow = try #require(try push.push(to: .object(["tag": .array([.string("fans")])]), options: ["big_push_duration": .number(1)])["msg_id"]?.string)

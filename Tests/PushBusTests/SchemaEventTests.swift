@@ -10,12 +10,18 @@ struct SchemaEventTests {
         let bodies: [Topic] = [
             DeviceRegisteredEvent.topic, DeviceDeletedEvent.topic, DeviceUpdatedEvent.topic, TagsChangedEvent.topic,
             AliasChangedEvent.topic,
-            BadgeChangedEvent.topic, LocalFiredEvent.topic,
+            BadgeChangedEvent.topic, LocalFiredEvent.topic, PushDeliveredEvent.topic,
         ]
         #expect(bodies == Topic.allCases)
         #expect(Topic.allCases.map(\.rawValue) == [
-            "device.registered", "device.deleted", "device.updated", "tags.changed", "alias.changed", "badge.changed", "local.fired",
+            "device.registered", "device.deleted", "device.updated", "tags.changed", "alias.changed", "badge.changed", "local.fired", "push.delivered",
         ])
+    }
+
+    @Test("push.delivered carries a message's new sends and failures by reason")
+    func pushDelivered() {
+        SchemaFixture.expectEvent(PushDeliveredEvent(appKey: "a1", msgID: "1000000001", sent: 3, failed: ["Unregistered": 1]),
+                                  keys: ["app_key", "msg_id", "sent", "failed"])
     }
 
     @Test("device.registered and device.deleted")
