@@ -18,6 +18,8 @@ public final class ApnsHandler: RequestHandler {
         sender = ApnsSender(settings: settings)
     }
 
+    public func setKeepAlive(_ keepAlive: @escaping () -> Void) { sender.keepAlive = keepAlive }
+
     public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         switch command {
         case .apnsSend: try send(request.decode(ApnsSend.self), by: request.principal)
@@ -38,9 +40,9 @@ public final class ApnsHandler: RequestHandler {
             guard !n.token.isEmpty, n.token.utf8.count <= 1024, n.token.utf8.allSatisfy(Self.isHex) else {
                 throw CommandError.invalid("notification \(n.id.prefix(64)) has a token that is not hex")
             }
-            // Header values: a line break would smuggle a header of its own.
-            for value in [n.topic, n.pushType, n.collapseID ?? ""] where value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-                throw CommandError.invalid("notification \(n.id.prefix(64)) has a control character in a header value")
+            // Header values: a line break would smuggle a header of its own, a space at an end breaks the stream.
+            for value in [n.topic, n.pushType] + (n.collapseID.map { [$0] } ?? []) where !HeaderValue.isValid(value) {
+                throw CommandError.invalid("notification \(n.id.prefix(64)) has a header value that is not printable ASCII")
             }
         }
         do {

@@ -11,6 +11,8 @@ final class ApnsSender {
     private let settings: ApnsSettings
     private let tokens = ProviderTokens()
     private var clients: [String: HTTP2Client] = [:]
+    /// Called while waiting on APNs, so the worker keeps its heartbeat.
+    var keepAlive: () -> Void = {}
 
     init(settings: ApnsSettings) { self.settings = settings }
 
@@ -34,7 +36,7 @@ final class ApnsSender {
             guard !indices.isEmpty else { continue }
             let base = settings.baseURL(production: production)
             let requests = indices.map { Self.request(notifications[$0], base: base, authorization: authorization) }
-            let responses = try client(for: base).perform(requests, timeout: Double(settings.requestTimeoutSeconds))
+            let responses = try client(for: base).perform(requests, timeout: Double(settings.requestTimeoutSeconds), meanwhile: keepAlive)
             for (index, response) in zip(indices, responses) { results[index] = Self.result(notifications[index].id, response) }
         }
         return results.enumerated().map { $1 ?? ApnsResult(id: notifications[$0].id, status: 0, reason: "NotSent") }
@@ -65,7 +67,8 @@ final class ApnsSender {
         guard response.status != 0 else { return ApnsResult(id: id, status: 0, reason: "NoAnswer") }
         guard response.status != 200 else { return ApnsResult(id: id, status: 200) }
         let body = try? JSONTreeDecoder().decode(JSONValue.self, from: response.body)
-        return ApnsResult(id: id, status: response.status, reason: body?["reason"]?.string, timestamp: body?["timestamp"]?.number,
-                          retryAfter: response.headers["retry-after"].flatMap(Double.init))
+        let timestamp = body?["timestamp"]?.number.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        return ApnsResult(id: id, status: response.status, reason: body?["reason"]?.string.map { String($0.prefix(64)) }, timestamp: timestamp,
+                          retryAfter: response.headers["retry-after"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? min($0, 3600) : nil })
     }
 }

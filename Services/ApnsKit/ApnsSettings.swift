@@ -9,7 +9,7 @@ public struct ApnsSettings: Options {
     /// A CA bundle to trust instead of the system's (a local stand-in's self-signed certificate).
     public var caFile: String?
     /// Seconds one `apns.send` may take over its HTTP/2 requests.
-    public var requestTimeoutSeconds = 10
+    public var requestTimeoutSeconds = 2
     /// Concurrent streams on one connection.
     public var maxStreams = 500
 
@@ -28,7 +28,8 @@ public struct ApnsSettings: Options {
         .string("apns-url", \.productionURL, help: "APNs' production endpoint; point it at a local stand-in to test (then the sandbox goes there too unless --apns-sandbox-url says otherwise)."),
         .optional("apns-sandbox-url", \.sandboxURL, help: "APNs' sandbox endpoint (default https://api.sandbox.push.apple.com, or --apns-url when given)."),
         .optional("apns-ca-file", \.caFile, help: "A PEM file of CA certificates to trust for APNs instead of the system's: how a local stand-in's self-signed certificate is trusted."),
-        .int("apns-timeout", \.requestTimeoutSeconds, in: 1...120, help: "Seconds one batch of notifications may take at APNs before the unanswered ones are reported unsent."),
+        .int("apns-timeout", \.requestTimeoutSeconds, in: 1...120,
+             help: "Seconds one batch of notifications may take at APNs before the unanswered ones are reported unanswered (retried); keep it under the gateway's --request-timeout-ms."),
         .int("apns-streams", \.maxStreams, in: 1...1000, help: "Concurrent HTTP/2 streams on one APNs connection."),
     ]
 }

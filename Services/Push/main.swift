@@ -17,7 +17,7 @@ ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands t
     let context = try Context()
     let handler = try PushHandler(path: path, secrets: secrets, publisher: name,
                                   gateway: try ServiceCaller(endpoint: options.endpoint, context: context, secrets: secrets, service: name,
-                                                             serverKey: options.curveServerKey))
+                                                             serverKey: options.curveServerKey, timeoutMilliseconds: settings.checkTimeoutMilliseconds))
     let fanout = try Fanout(path: path, secrets: secrets, endpoint: options.endpoint, context: context, serverKey: options.curveServerKey,
                             service: name, settings: settings, logger: logger)
     fanout.start(context: context)

@@ -32,8 +32,29 @@ struct AudiencePager {
         }
     }
 
-    func next(_ message: FanoutStore.OpenMessage) throws -> Page {
-        let plan = try WireCodec.decode(PushPlan.self, from: message.plan)
+    /// Whether a message can share one `device.tokens` with others (`direct`): it names its devices
+    /// and nothing else, sets no badge, and fits in a page; a fired local notification is one.
+    static func isDirect(_ plan: PushPlan, pageSize: Int) -> Bool {
+        guard let ids = plan.target.registrationIDs, ids.count <= pageSize else { return false }
+        return plan.target == .only(ids) && plan.content.badge == nil
+    }
+
+    /// The whole audience of several direct messages of one app, with one `device.tokens` for all.
+    func direct(_ messages: [(message: FanoutStore.OpenMessage, plan: PushPlan)], appKey: String) throws -> [Page] {
+        let ids = Array(Set(messages.flatMap { $0.plan.target.registrationIDs ?? [] }))
+        guard !ids.isEmpty else { return messages.map { _ in Page(targets: [], looked: 0, nextCursor: nil, total: 0) } }
+        let tokens = try gateway.call(.deviceTokens, DeviceTokensQuery(appKey: appKey, registrationIDs: ids), as: DeviceTokensReply.self).devices
+        return messages.map { message, plan in
+            let wanted = plan.target.registrationIDs ?? []
+            let targets = wanted.compactMap { id -> (registrationID: String, token: String, production: Bool, badge: Int?)? in
+                guard let device = tokens[id], let token = Self.token(device, plan.content.kind) else { return nil }
+                return (id, token, plan.options.apnsProduction ?? device.apnsProduction, nil)
+            }
+            return Page(targets: targets, looked: wanted.count, nextCursor: nil, total: wanted.count)
+        }
+    }
+
+    func next(_ message: FanoutStore.OpenMessage, plan: PushPlan) throws -> Page {
         let (ids, nextCursor, total) = try devices(plan.target, appKey: message.appKey, cursor: message.cursor)
         guard !ids.isEmpty else { return Page(targets: [], looked: 0, nextCursor: nextCursor, total: total) }
         let tokens = try gateway.call(.deviceTokens, DeviceTokensQuery(appKey: message.appKey, registrationIDs: ids,
@@ -65,17 +86,21 @@ struct AudiencePager {
             let page = try gateway.call(.audienceResolve, target.query(appKey: appKey, cursor: cursor, limit: pageSize), as: AudiencePage.self)
             return (page.registrationIDs, page.nextCursor, page.total)
         }
-        // A Live Activity's holders are few: one page, narrowed by the other kinds when given.
-        let holders = try gateway.call(.deviceTokens, DeviceTokensQuery(appKey: appKey, registrationIDs: nil, liveActivityID: activity),
-                                       as: DeviceTokensReply.self).devices.keys.sorted()
+        // A Live Activity's holders, a page at a time in registration ID order (over shards, the
+        // first `pageSize` of the shards' pages are the page), narrowed by the other kinds.
+        let found = try gateway.call(.deviceTokens, DeviceTokensQuery(appKey: appKey, registrationIDs: nil, liveActivityID: activity,
+                                                                       after: cursor),
+                                     as: DeviceTokensReply.self).devices.keys.sorted()
+        let holders = Array(found.prefix(pageSize))
+        let next = found.count >= pageSize ? holders.last : nil
         var narrowed = target
         narrowed.liveActivityID = nil
         narrowed.registrationIDs = target.registrationIDs.map { given in holders.filter(given.contains) } ?? holders
         guard narrowed != PushTarget.only(narrowed.registrationIDs), let ids = narrowed.registrationIDs, !ids.isEmpty else {
-            return (narrowed.registrationIDs ?? [], nil, narrowed.registrationIDs?.count)
+            return (narrowed.registrationIDs ?? [], next, nil)
         }
         let page = try gateway.call(.audienceResolve, narrowed.query(appKey: appKey, cursor: nil, limit: pageSize), as: AudiencePage.self)
-        return (page.registrationIDs, nil, page.registrationIDs.count)
+        return (page.registrationIDs, next, nil)
     }
 
     private static func token(_ device: DeviceTokens, _ kind: PushKind) -> String? {

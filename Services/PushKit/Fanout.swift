@@ -29,7 +29,9 @@ public final class Fanout: @unchecked Sendable {
 
     public init(path: String, secrets: Secrets, endpoint: String, context: Context, serverKey: String?,
                 service: String, settings: PushSettings, logger: Logger) throws {
-        store = try Store(path: path, migrations: ServiceStorage.migrations(PushSchema.migrations))
+        // Not synced at each commit: a kill loses nothing (the WAL is in the OS), and what a power
+        // loss could take back is a last batch of results, whose notifications are then sent again.
+        store = try Store(path: path, migrations: ServiceStorage.migrations(PushSchema.migrations), durable: false)
         gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
         self.settings = settings
         self.logger = logger
@@ -58,36 +60,73 @@ public final class Fanout: @unchecked Sendable {
         defer { stop.close() }
         while !stopper.isRequested {
             let now = Date().timeIntervalSince1970
-            var busy = try collect(now: now)
-            busy = try dispatch(now: now) || busy
-            busy = try expand(now: now) || busy
-            guard !busy else { continue }
-            var poller = Poller(pool.sockets + [stop])
-            _ = try poller.poll(timeout: try idleMilliseconds(now: now))
+            do {
+                var busy = try collect(now: now)
+                busy = try dispatch(now: now) || busy
+                busy = try expand(now: now) || busy
+                guard !busy else { continue }
+                var poller = Poller(pool.sockets + [stop])
+                _ = try poller.poll(timeout: try idleMilliseconds(now: now))
+            } catch {
+                // The database busy past its timeout, say: nothing was committed, so the pass is redone.
+                logger.warning("a fan-out pass failed; trying again in a second", ["error": error])
+                usleep(1_000_000)
+            }
         }
     }
 
     // MARK: expanding audiences
 
-    /// Expands one page of the oldest open message, unless enough is queued already. True when it did.
+    /// Expands one page of the oldest open message, or the whole of it and of the direct messages of
+    /// its app after it (one `device.tokens` and one transaction for many fired local
+    /// notifications), unless enough is queued already. True when it did.
     private func expand(now: Double) throws -> Bool {
-        guard try store.read({ db in try backlog(db, now: now) }) < settings.backlog,
-              let message = try store.read({ db in try fanout.nextOpen(db) }),
-              expandAfter[message.id].map({ $0 <= now }) ?? true else { return false }
+        guard try store.read({ db in try backlog(db, now: now) }) < settings.backlog else { return false }
+        let open = try store.read { db in try fanout.open(db, limit: Self.directBatch) }
+            .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
+        guard let first = open.first else { return false }
+        let pager = AudiencePager(gateway: gateway, pageSize: settings.pageSize)
         do {
-            let page = try AudiencePager(gateway: gateway, pageSize: settings.pageSize).next(message)
-            try store.write { db in
-                try fanout.commitPage(db, message: message.id, deliveries: page.deliveries(now: now), looked: page.looked,
-                                      nextCursor: page.nextCursor, total: page.total)
+            let plan = try WireCodec.decode(PushPlan.self, from: first.plan)
+            var batch: [(message: FanoutStore.OpenMessage, plan: PushPlan)] = [(first, plan)]
+            if AudiencePager.isDirect(plan, pageSize: settings.pageSize) {
+                // As many as one device.tokens takes (a page), oldest first.
+                var devices = plan.target.registrationIDs?.count ?? 0
+                for message in open.dropFirst() where message.appKey == first.appKey {
+                    guard let other = try? WireCodec.decode(PushPlan.self, from: message.plan),
+                          AudiencePager.isDirect(other, pageSize: settings.pageSize),
+                          devices + (other.target.registrationIDs?.count ?? 0) <= settings.pageSize else { break }
+                    devices += other.target.registrationIDs?.count ?? 0
+                    batch.append((message, other))
+                }
             }
-            expandAfter[message.id] = nil
+            let pages = batch.count > 1 || AudiencePager.isDirect(plan, pageSize: settings.pageSize)
+                ? try pager.direct(batch, appKey: first.appKey) : [try pager.next(first, plan: plan)]
+            try store.write { db in
+                for ((message, _), page) in zip(batch, pages) {
+                    try fanout.commitPage(db, message: message.id, deliveries: page.deliveries(now: now), looked: page.looked,
+                                          nextCursor: page.nextCursor, total: page.total)
+                }
+            }
+            for (message, _) in batch { expandAfter[message.id] = nil }
+        } catch let error as CommandError where error.code != .timeout && error.code != .internalError {
+            // A service refused the message's audience for good (it changed since the push was
+            // checked): the message ends with what it has, rather than block the ones behind it.
+            logger.warning("a message's audience was refused; it ends here", ["msg_id": first.msgID, "code": error.code.rawValue,
+                                                                              "message": error.message])
+            try store.write { db in
+                try fanout.commitPage(db, message: first.id, deliveries: [], looked: 0, nextCursor: nil, total: nil)
+            }
         } catch {
             logger.warning("an audience page could not be expanded; trying again in a few seconds",
-                           ["msg_id": message.msgID, "error": error])
-            expandAfter[message.id] = now + 2
+                           ["msg_id": first.msgID, "error": error])
+            expandAfter[first.id] = now + 2
         }
         return true
     }
+
+    /// Direct messages (a device or a few each) expanded together.
+    static let directBatch = 256
 
     /// Due deliveries not yet handed to a sender, counted up to the limit.
     private func backlog(_ db: Database, now: Double) throws -> Int {
@@ -106,10 +145,12 @@ public final class Fanout: @unchecked Sendable {
         let built = try store.read { db in try notifications.build(leased, in: db) }
         if !built.unsendable.isEmpty {
             try store.write { db in
+                var tally = Tally()
                 for (delivery, reason) in built.unsendable {
                     try fanout.failed(db, delivery, reason: reason)
-                    try fanout.finishIfDone(db, message: delivery.message)
+                    tally.failed[delivery.message, default: 0] += 1
                 }
+                try tally.record(db, fanout)
             }
         }
         var unsent: [FanoutStore.Delivery] = []
@@ -128,46 +169,64 @@ public final class Fanout: @unchecked Sendable {
         guard !answered.isEmpty || !expired.isEmpty else { return false }
         var dead: [String: [InvalidToken]] = [:]
         try store.write { db in
+            var tally = Tally()
             for request in expired {
                 logger.warning("an apns sender did not answer in time; its notifications are queued again", ["notifications": request.deliveries.count])
-                for delivery in request.deliveries { try settle(db, delivery, result: nil, now: now) }
+                for delivery in request.deliveries { try settle(db, delivery, result: nil, now: now, &tally) }
             }
             for (request, reply) in answered {
                 guard let reply, reply.code.isSuccess, let sent = reply.body else {
-                    logger.warning("apns.send was refused; its notifications are queued again",
+                    // No sender took it in time, or it could not answer: what became of the
+                    // notifications is unknown, so each counts an attempt and is tried again later.
+                    logger.warning("apns.send got no answer; its notifications are tried again",
                                    ["code": reply?.code.rawValue ?? -1, "message": reply?.message ?? "unreadable reply"])
-                    for delivery in request.deliveries { try fanout.unlease(db, delivery, due: now + 1) }
+                    for delivery in request.deliveries { try settle(db, delivery, result: nil, now: now, &tally) }
                     continue
                 }
                 let results = Dictionary(sent.results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 for delivery in request.deliveries {
                     let result = results[NotificationBuilder.id(of: delivery)]
-                    if let token = try settle(db, delivery, result: result, now: now) {
+                    if let token = try settle(db, delivery, result: result, now: now, &tally) {
                         dead[token.appKey, default: []].append(token.dead)
                     }
                 }
             }
+            try tally.record(db, fanout)
         }
         for (appKey, tokens) in dead { disable(tokens, appKey: appKey) }
         return true
     }
 
-    /// Records one answer (nil: none came); returns the token to disable when APNs says it is dead.
-    @discardableResult
-    private func settle(_ db: Database, _ delivery: FanoutStore.Delivery, result: ApnsResult?, now: Double) throws -> (appKey: String, dead: InvalidToken)? {
-        defer { try? fanout.finishIfDone(db, message: delivery.message) }
+    /// Records one answer (nil: none came) and counts it in `tally`; returns the token to disable
+    /// when APNs says it is dead.
+    private func settle(_ db: Database, _ delivery: FanoutStore.Delivery, result: ApnsResult?, now: Double,
+                        _ tally: inout Tally) throws -> (appKey: String, dead: InvalidToken)? {
         switch ApnsOutcome(result, attempts: delivery.attempts + 1, maxAttempts: settings.maxAttempts, now: now) {
         case .sent:
             try fanout.sent(db, delivery)
+            tally.sent[delivery.message, default: 0] += 1
         case .retry(let after):
             try fanout.retry(db, delivery, due: now + after)
         case .failed(let reason, let tokenDeadSince):
             try fanout.failed(db, delivery, reason: reason)
+            tally.failed[delivery.message, default: 0] += 1
             guard let tokenDeadSince, let message = notifications.cached(delivery.message) else { return nil }
             return (message.appKey, InvalidToken(registrationID: delivery.registrationID, token: delivery.token,
                                                  kind: message.plan.content.kind.tokenKind, since: tokenDeadSince))
         }
         return nil
+    }
+
+    /// What one pass ended, per message, written to the messages once per pass.
+    private struct Tally {
+        var sent: [Int64: Int] = [:]
+        var failed: [Int64: Int] = [:]
+
+        func record(_ db: Database, _ fanout: FanoutStore) throws {
+            for message in Set(sent.keys).union(failed.keys) {
+                try fanout.tally(db, message: message, sent: sent[message] ?? 0, failed: failed[message] ?? 0)
+            }
+        }
     }
 
     /// Tells registration to disable dead tokens, a page at a time; a failure is logged, and the

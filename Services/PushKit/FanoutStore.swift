@@ -27,14 +27,16 @@ struct FanoutStore {
         let attempts: Int
     }
 
-    /// The oldest message with pages left to expand.
-    func nextOpen(_ db: Database) throws -> OpenMessage? {
-        guard let row = try db.row("""
+    /// The oldest messages with pages left to expand, at most `limit`.
+    func open(_ db: Database, limit: Int) throws -> [OpenMessage] {
+        try db.rows("""
             SELECT id, msg_id, app_key, plan, cursor, audience_total, expanded, created_at FROM messages
-            WHERE state IN ('queued', 'sending') AND exhausted = 0 ORDER BY id LIMIT 1
-            """), case .integer(let id) = row[0] else { return nil }
-        return OpenMessage(id: id, msgID: row[1].string ?? "", appKey: row[2].string ?? "", plan: Data((row[3].string ?? "").utf8),
-                           cursor: row[4].string, audienceTotal: row[5].int, expanded: row[6].int ?? 0, createdAt: row[7].double ?? 0)
+            WHERE state IN ('queued', 'sending') AND exhausted = 0 ORDER BY id LIMIT ?
+            """, limit).compactMap { row in
+            guard case .integer(let id) = row[0] else { return nil }
+            return OpenMessage(id: id, msgID: row[1].string ?? "", appKey: row[2].string ?? "", plan: Data((row[3].string ?? "").utf8),
+                               cursor: row[4].string, audienceTotal: row[5].int, expanded: row[6].int ?? 0, createdAt: row[7].double ?? 0)
+        }
     }
 
     /// Commits one page of a message: its deliveries (a device already a target of the message is
@@ -60,20 +62,17 @@ struct FanoutStore {
     }
 
     /// Hands up to `limit` due deliveries to the caller, leased so no other pass takes them; a lease
-    /// outlives nothing but this process (`releaseLeases` at start).
+    /// outlives nothing but this process (`releaseLeases` at start). One statement.
     func lease(_ db: Database, now: Double, limit: Int) throws -> [Delivery] {
-        let rows = try db.rows("""
-            SELECT message, registration_id, token, production, badge, attempts FROM deliveries
-            WHERE status = 0 AND leased = 0 AND due <= ? ORDER BY due LIMIT ?
-            """, now, limit)
-        var leased: [Delivery] = []
-        for row in rows {
-            guard case .integer(let message) = row[0], let id = row[1].string else { continue }
-            try db.run("UPDATE deliveries SET leased = 1 WHERE message = ? AND registration_id = ?", message, id)
-            leased.append(Delivery(message: message, registrationID: id, token: row[2].string ?? "", production: row[3].int == 1,
-                                   badge: row[4].int, attempts: row[5].int ?? 0))
+        try db.rows("""
+            UPDATE deliveries SET leased = 1 WHERE (message, registration_id) IN
+                (SELECT message, registration_id FROM deliveries WHERE status = 0 AND leased = 0 AND due <= ? ORDER BY due LIMIT ?)
+            RETURNING message, registration_id, token, production, badge, attempts
+            """, now, limit).compactMap { row in
+            guard case .integer(let message) = row[0], let id = row[1].string else { return nil }
+            return Delivery(message: message, registrationID: id, token: row[2].string ?? "", production: row[3].int == 1,
+                            badge: row[4].int, attempts: row[5].int ?? 0)
         }
-        return leased
     }
 
     /// When the next delivery not leased falls due, if any.
@@ -85,35 +84,44 @@ struct FanoutStore {
     /// due again (the requests in flight at a crash may reach the phone twice; their collapse id
     /// folds them into one).
     func releaseLeases(_ db: Database) throws {
-        try db.run("UPDATE deliveries SET leased = 0 WHERE leased = 1")
+        try db.run("UPDATE deliveries SET leased = \(Self.unlessWithdrawn) WHERE leased = 1")
     }
 
     func sent(_ db: Database, _ d: Delivery) throws {
         try db.run("UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1 WHERE message = ? AND registration_id = ?",
                    d.message, d.registrationID)
-        try db.run("UPDATE messages SET sent = sent + 1, pending = pending - 1 WHERE id = ?", d.message)
     }
 
     func failed(_ db: Database, _ d: Delivery, reason: String) throws {
         try db.run("""
             UPDATE deliveries SET status = 2, reason = ?, leased = 0, attempts = attempts + 1 WHERE message = ? AND registration_id = ?
             """, reason, d.message, d.registrationID)
-        try db.run("UPDATE messages SET pending = pending - 1 WHERE id = ?", d.message)
         try db.run("""
             INSERT INTO failures (message, reason, count) VALUES (?, ?, 1)
             ON CONFLICT (message, reason) DO UPDATE SET count = count + 1
             """, d.message, reason)
     }
 
+    /// A message's counters after some of its deliveries ended: `sent` sent, `failed` failed for
+    /// good; `done` once every page is expanded and nothing is pending.
+    func tally(_ db: Database, message: Int64, sent: Int, failed: Int) throws {
+        try db.run("UPDATE messages SET sent = sent + ?, pending = pending - ? WHERE id = ?", sent, sent + failed, message)
+        try finishIfDone(db, message: message)
+    }
+
+    /// Back in the queue (0), or parked for good (2) when its message was withdrawn meanwhile.
+    static let unlessWithdrawn = "CASE WHEN (SELECT state FROM messages WHERE id = deliveries.message) = 'withdrawn' THEN 2 ELSE 0 END"
+
     /// Back in the queue at `due`, one attempt more.
     func retry(_ db: Database, _ d: Delivery, due: Double) throws {
-        try db.run("UPDATE deliveries SET leased = 0, due = ?, attempts = attempts + 1 WHERE message = ? AND registration_id = ?",
-                   due, d.message, d.registrationID)
+        try db.run("""
+            UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ?, attempts = attempts + 1 WHERE message = ? AND registration_id = ?
+            """, due, d.message, d.registrationID)
     }
 
     /// Back in the queue at `due` without counting an attempt: the request never reached a sender.
     func unlease(_ db: Database, _ d: Delivery, due: Double) throws {
-        try db.run("UPDATE deliveries SET leased = 0, due = ? WHERE message = ? AND registration_id = ? AND status = 0",
+        try db.run("UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ? WHERE message = ? AND registration_id = ? AND status = 0",
                    due, d.message, d.registrationID)
     }
 

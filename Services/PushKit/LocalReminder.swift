@@ -2,7 +2,8 @@ import JSON
 import Schema
 
 /// A fired local notification as the push that shows it on its device: an APNs alert with the
-/// request's title, subtitle, body, badge, sound and category, its user_info as extras.
+/// request's title, subtitle, body, sound and category, its user_info as extras; its badge is
+/// set on the plan as a fixed value (`PushContent.fixBadge`), since it is the app's own number.
 enum LocalReminder {
     static func push(_ fired: LocalFiredEvent) -> PushSend {
         let content = fired.content
@@ -13,7 +14,6 @@ enum LocalReminder {
         var ios = JSONObject()
         if !alert.isEmpty { ios["alert"] = .object(alert) }
         if let sound = content.sound { ios["sound"] = .string(sound) }
-        if let badge = content.badge { ios["badge"] = .number(Double(badge)) }
         if let category = content.category { ios["category"] = .string(category) }
         if let info = content.userInfo, !info.isEmpty { ios["extras"] = .object(info) }
         let body: JSONValue = .object(["platform": .string("ios"), "notification": .object(["ios": .object(ios)])])

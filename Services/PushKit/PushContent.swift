@@ -149,7 +149,14 @@ struct PushContent: Codable, Equatable, Sendable {
         case .object(let object)?:
             var alert = JSONObject()
             for (key, field) in object.members {
-                guard ["title", "subtitle", "body", "title-loc-key", "title-loc-args", "loc-key", "loc-args", "launch-image"].contains(key) else {
+                switch key {
+                case "title", "subtitle", "body", "title-loc-key", "loc-key", "launch-image":
+                    guard field.string != nil else { throw .badField("alert.\(key) must be a string") }
+                case "title-loc-args", "loc-args":
+                    guard case .array(let items) = field, items.allSatisfy({ $0.string != nil }) else {
+                        throw .badField("alert.\(key) must be an array of strings")
+                    }
+                default:
                     throw .badField("alert.\(key.prefix(32)) is not an alert field")
                 }
                 alert[key] = field
@@ -159,17 +166,26 @@ struct PushContent: Codable, Equatable, Sendable {
         }
     }
 
-    /// N, "N", "+N" or "-N": N in 0...99999 when it sets, 0...99 when it changes.
+    /// N, "N", "+N" or "-N" with N in 0...99, as the public push API takes it (and `badge.apply`).
     private static func badge(_ value: JSONValue) throws(CommandError) -> String {
         if let number = value.number {
-            guard number == number.rounded(), BadgeChange.range.contains(Int(exactly: number) ?? -1) else {
-                throw .badField("badge must be N in 0...99999, or \"+N\"/\"-N\" with N in 0...99")
+            guard number == number.rounded(), BadgeChange.stepRange.contains(Int(exactly: number) ?? -1) else {
+                throw .badField("badge must be N, \"+N\" or \"-N\" with N in 0...99")
             }
             return String(Int(number))
         }
         guard let text = value.string else { throw .badField(#"badge must be N, "+N" or "-N""#) }
-        if let n = Int(text), !text.hasPrefix("+"), !text.hasPrefix("-"), BadgeChange.range.contains(n) { return String(n) }
         do { return try BadgeChange(text).text } catch { throw .badField(error.message) }
+    }
+
+    /// A badge every device shows as it is, with no server-kept value changed: a fired local
+    /// notification's own (0...99999, as `local.add` took it).
+    mutating func fixBadge(_ value: Int) {
+        badge = nil
+        guard case .object(var object) = payload, case .object(var aps)? = object["aps"] else { return }
+        aps["badge"] = .number(Double(value))
+        object["aps"] = .object(aps)
+        payload = .object(object)
     }
 
     private static func flag(_ value: JSONValue, _ key: String) throws(CommandError) -> Bool {

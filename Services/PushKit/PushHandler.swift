@@ -141,7 +141,8 @@ public final class PushHandler: RequestHandler {
         let fired = try event.decode(LocalFiredEvent.self).body
         guard try credentials.has(db, appKey: fired.appKey) else { return }
         let send = LocalReminder.push(fired)
-        guard let plan = try? PushPlan(send, now: Date(timeIntervalSince1970: clock())) else { return }
+        guard var plan = try? PushPlan(send, now: Date(timeIntervalSince1970: clock())) else { return }
+        if let badge = fired.content.badge { plan.content.fixBadge(badge) }
         _ = try messages.insert(db, appKey: fired.appKey, plan: WireCodec.encode(plan), requestID: nil, now: clock())
     }
 

@@ -48,10 +48,14 @@ struct PushOptions: Codable, Equatable, Sendable {
     }
 
     private static func text(_ value: JSONValue, _ key: String, maxBytes: Int) throws(CommandError) -> String {
-        if let number = value.number, number == number.rounded() { return String(Int(number)) }
-        guard let text = value.string, !text.isEmpty, text.utf8.count <= maxBytes,
-              !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-            throw .badField("body.options.\(key) must be a non-empty string of at most \(maxBytes) bytes, without control characters")
+        if let number = value.number {
+            guard number == number.rounded(), let whole = Int64(exactly: number) else {
+                throw .badField("body.options.\(key) must be a string, or a whole number")
+            }
+            return String(whole)
+        }
+        guard let text = value.string, !text.isEmpty, text.utf8.count <= maxBytes, HeaderValue.isValid(text) else {
+            throw .badField("body.options.\(key) must be a string of 1...\(maxBytes) printable ASCII characters, not starting or ending with a space")
         }
         return text
     }

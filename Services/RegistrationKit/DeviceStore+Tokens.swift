@@ -24,13 +24,14 @@ extension DeviceStore {
         return found
     }
 
-    /// The devices of `appKey` holding a token of the Live Activity `liveActivityID` (at most `limit`).
-    func holders(_ db: Database, appKey: String, liveActivityID: String, limit: Int) throws -> [String: DeviceTokens] {
+    /// The devices of `appKey` holding a token of the Live Activity `liveActivityID`, the first
+    /// `limit` after registration ID `after`.
+    func holders(_ db: Database, appKey: String, liveActivityID: String, after: String, limit: Int) throws -> [String: DeviceTokens] {
         let rows = try db.rows("""
             SELECT d.registration_id, d.apns_production, l.token FROM live_activity_tokens l
             JOIN devices d ON d.registration_id = l.registration_id
-            WHERE l.live_activity_id = ? AND d.app_key = ? LIMIT ?
-            """, liveActivityID, appKey, limit)
+            WHERE l.live_activity_id = ? AND d.app_key = ? AND l.registration_id > ? ORDER BY l.registration_id LIMIT ?
+            """, liveActivityID, appKey, after, limit)
         var found: [String: DeviceTokens] = [:]
         for row in rows {
             guard let id = row[0].string else { continue }

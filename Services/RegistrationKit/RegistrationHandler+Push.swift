@@ -14,7 +14,7 @@ extension RegistrationHandler {
         guard let ids = p.registrationIDs, !ids.isEmpty else {
             // Without devices, the holders of one Live Activity.
             guard let activity else { throw CommandError.empty("registration_ids is missing or empty") }
-            return DeviceTokensReply(devices: try devices.holders(db, appKey: appKey, liveActivityID: activity,
+            return DeviceTokensReply(devices: try devices.holders(db, appKey: appKey, liveActivityID: activity, after: p.after ?? "",
                                                                   limit: Self.maxDevicesPerTokenCall))
         }
         guard ids.count <= Self.maxDevicesPerTokenCall else {

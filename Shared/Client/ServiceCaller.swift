@@ -19,7 +19,10 @@ public final class ServiceCaller {
 
     /// Calls `command` and returns its reply, or throws the service's refusal as a `CommandError`.
     public func call<P: Codable & Sendable, R: Codable & Sendable>(_ command: Command, _ payload: P, as reply: R.Type) throws -> R {
-        let answer = try client.call(command, payload, as: R.self)
+        let answer: Reply<R>
+        do { answer = try client.call(command, payload, as: R.self) } catch ClientError.timeout(let ms) {
+            throw CommandError(.timeout, "\(command.service.name) did not answer \(command.name) within \(ms) ms")
+        }
         guard answer.code.isSuccess, let body = answer.body else {
             throw CommandError(answer.code, answer.message ?? "\(command.name) failed")
         }

@@ -39,8 +39,9 @@ public final class HTTP2Client {
     /// `maxStreams × maxConnections` are in libcurl at once; the rest wait here and go as others
     /// end. Returns one response per request, in order; a request that got no answer in time, or
     /// whose transport failed, has `status` 0 and says why in `error`. Never throws: one bad
-    /// request or a lost connection fails those requests only.
-    public func perform(_ requests: [HTTP2Request], timeout: Double) -> [HTTP2Response] {
+    /// request or a lost connection fails those requests only. `meanwhile` runs at least every
+    /// tenth of a second while it waits (a worker's heartbeat, say).
+    public func perform(_ requests: [HTTP2Request], timeout: Double, meanwhile: () -> Void = {}) -> [HTTP2Response] {
         let deadline = Date().addingTimeInterval(timeout)
         let limit = max(1, options.maxStreams * options.maxConnections)
         var responses = [HTTP2Response?](repeating: nil, count: requests.count)
@@ -71,8 +72,9 @@ public final class HTTP2Client {
             let left = deadline.timeIntervalSinceNow
             if left <= 0 { break }
             if running.isEmpty || (next < requests.count && running.count < limit) { continue }
+            meanwhile()
             // Wakes on socket activity or libcurl's own next timeout, whichever comes first.
-            _ = curl_multi_poll(multi, nil, 0, Int32(min(left * 1000, 1000).rounded(.up)), nil)
+            _ = curl_multi_poll(multi, nil, 0, Int32(min(left * 1000, 100).rounded(.up)), nil)
         }
         // libcurl's per-transfer timeout normally ends these first; this is the backstop.
         for (transfer, index) in running.values {

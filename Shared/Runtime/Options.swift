@@ -13,10 +13,11 @@ extension Options {
     public func validate() throws(UsageError) {}
 
     /// The flags, with the defaults of `init()`.
-    public static var flags: [Flag] {
-        let defaults = Self()
-        return options.map { $0.flag(defaults) }
-    }
+    public static var flags: [Flag] { flags(defaults: Self()) }
+
+    /// The flags, with `defaults`' values as their defaults (a service that wants another default
+    /// than every worker's, such as a sender's credit).
+    public static func flags(defaults: Self) -> [Flag] { options.map { $0.flag(defaults) } }
 
     /// The settings of this process's command line and environment; prints usage and exits 0 on
     /// `--help`, prints a one-line reason and exits 64 on a usage error.
@@ -32,8 +33,11 @@ extension Options {
     }
 
     /// The settings `flags` holds (each from the command line, its variable, or its default).
-    public init(_ flags: Flags) throws(UsageError) {
-        self.init()
+    public init(_ flags: Flags) throws(UsageError) { try self.init(flags, defaults: Self()) }
+
+    /// `defaults` with the command line's and environment's settings made.
+    public init(_ flags: Flags, defaults: Self) throws(UsageError) {
+        self = defaults
         for option in Self.options {
             if let text = flags.values[option.name] { try option.set(&self, text) }
         }

@@ -5,15 +5,19 @@
 public struct DeviceTokensQuery: Codable, Equatable, Sendable {
     public var appKey: String?
     public var registrationIDs: [String]?
-    /// When set, each device's Live Activity token for this activity too.
+    /// When set, each device's Live Activity token for this activity too; without
+    /// `registration_ids`, the devices holding one (1000 at most, in registration ID order).
     public var liveActivityID: String?
-    public init(appKey: String?, registrationIDs: [String]?, liveActivityID: String? = nil) {
+    /// For the holders of an activity: only those after this registration ID (the next page).
+    public var after: String?
+    public init(appKey: String?, registrationIDs: [String]?, liveActivityID: String? = nil, after: String? = nil) {
         self.appKey = appKey
         self.registrationIDs = registrationIDs
         self.liveActivityID = liveActivityID
+        self.after = after
     }
     enum CodingKeys: String, CodingKey {
-        case appKey = "app_key", registrationIDs = "registration_ids", liveActivityID = "live_activity_id"
+        case appKey = "app_key", registrationIDs = "registration_ids", liveActivityID = "live_activity_id", after
     }
 }
 

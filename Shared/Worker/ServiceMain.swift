@@ -8,13 +8,15 @@ import ZeroMQ
 public enum ServiceMain {
     /// Never returns. Exit codes: 0 stopped cleanly, 1 failed to start or crashed, 64 usage error.
     /// `settings` are the service's own flags, besides every worker's (`WorkerOptions`).
+    /// `workerDefaults` are the worker flags' defaults for this service (the apns sender's credit).
     public static func run<Settings: Options>(_ service: Service, summary: String, settings: Settings.Type,
+                                              workerDefaults: WorkerOptions = WorkerOptions(),
                                               makeHandler: (Settings, WorkerOptions, Logger) throws -> any RequestHandler) -> Never {
-        let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags + Settings.flags)
+        let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags(defaults: workerDefaults) + Settings.flags)
         let options: WorkerOptions
         let settings: Settings
         do throws(UsageError) {
-            options = try WorkerOptions(flags)
+            options = try WorkerOptions(flags, defaults: workerDefaults)
             settings = try Settings(flags)
         } catch { Flags.exitUsage(service.name, error) }
         let logger = Logger(label: service.name, level: options.logLevel)

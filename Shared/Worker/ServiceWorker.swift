@@ -36,6 +36,9 @@ public final class ServiceWorker {
     // spin the loop). Events pruned in the current round are logged once the round is done.
     var nextPrune: Int64 = 0
     var nextProofPrune: Int64 = 0
+    /// The gateway's socket while connected, for heartbeats sent from inside a long request.
+    var connected: Socket?
+    var lastKeepAlive: Int64 = 0
     var tickPausedUntil: Int64 = 0
     var prunedThisRound = 0
 
@@ -72,6 +75,8 @@ public final class ServiceWorker {
             stop.close()
         }
         guard var broker = try dial(secrets, stop: stop) else { return }
+        connected = broker
+        handler.setKeepAlive { [unowned self] in self.keepAlive() }
         var lastReceived = Clock.milliseconds()
         var lastSent = lastReceived
         let heartbeat = Int64(options.heartbeatMilliseconds)
@@ -108,6 +113,7 @@ public final class ServiceWorker {
                 if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return }
                 guard let redialled = try dial(secrets, stop: stop) else { return }
                 broker = redialled
+                connected = broker
                 lastReceived = Clock.milliseconds()
                 lastSent = lastReceived
             } else if now - lastSent >= heartbeat {
@@ -122,6 +128,14 @@ public final class ServiceWorker {
     }
 
     private enum Outcome { case served(replied: Bool), disconnected }
+
+    /// A heartbeat to the gateway at most every half interval, while a handler waits inside a request.
+    func keepAlive() {
+        let now = Clock.milliseconds()
+        guard let connected, now - lastKeepAlive >= Int64(options.heartbeatMilliseconds / 2) else { return }
+        lastKeepAlive = now
+        try? connected.send(WorkerMessage.heartbeat.frames, wait: false)
+    }
 
     /// Reads every queued message (up to a batch of requests) and answers the requests.
     private func serveAvailable(_ broker: Socket, events: Socket) throws -> Outcome {

@@ -165,7 +165,7 @@ struct PushDeliveryTests {
         let a = try push.device(PushIntegrationTests.token(51))
         let added = try push.call("local.add", [
             "app_key": .string(push.appKey), "registration_id": .string(a), "identifier": .string("wake"),
-            "content": .object(["title": .string("Wake up"), "body": .string("It is time"), "badge": .number(3), "sound": .string("default")]),
+            "content": .object(["title": .string("Wake up"), "body": .string("It is time"), "badge": .number(500), "sound": .string("default")]),
             "trigger": .object(["time_interval": .number(1)]),
         ])
         try #require(added.code == 0, "\(added)")
@@ -177,7 +177,7 @@ struct PushDeliveryTests {
         let aps = arrived?["payload"]?["aps"]
         #expect(aps?["alert"]?["title"]?.string == "Wake up")
         #expect(aps?["alert"]?["body"]?.string == "It is time")
-        #expect(aps?["badge"]?.number == 3)
+        #expect(aps?["badge"]?.number == 500, "the local notification's own badge, which no push could set")
         #expect(aps?["sound"]?.string == "default")
         #expect(arrived?["headers"]?["apns-push-type"]?.string == "alert")
     }
@@ -216,6 +216,44 @@ struct PushDeliveryTests {
         #expect(try push.received(slow).count == sentBefore, "nothing more after the withdrawal")
         #expect(sentBefore < 12)
         #expect(try push.status(slow)?["state"]?.string == "withdrawn")
+    }
+}
+
+/// APNs answering slowly.
+@Suite("Push: a slow APNs", .serialized)
+struct PushSlowApnsTests {
+    @Test("a slow APNs delays the sends but duplicates none: a request the gateway gives up on was never handed to a sender")
+    func slowApnsSendsEachOnce() throws {
+        let push = try PushStack()
+        var ids: [String] = []
+        for n in 0..<30 { ids.append(try push.device(PushIntegrationTests.token(100 + n), tags: ["slow"])) }
+        try push.waitUntilKnown(ids)
+        try push.apns.delay(0.7)
+        let push1 = try #require(try push.push(to: .object(["tag": .array([.string("slow")])]))["msg_id"]?.string)
+        let push2 = try #require(try push.push(to: .object(["tag": .array([.string("slow")])]))["msg_id"]?.string)
+        for msgID in [push1, push2] {
+            let status = try push.waitUntilDone(msgID, within: 90)
+            #expect(status["sent"]?.number == 30, "\(status)\n\(push.stack.services["push"]?.output.suffix(1500) ?? "")\n\(push.stack.services["apns"]?.output.suffix(1500) ?? "")\n\(push.stack.gateway?.output.suffix(1500) ?? "")")
+            let tokens = try push.received(msgID).filter { $0["status"]?.number == 200 }.compactMap { $0["token"]?.string }
+            #expect(tokens.count == 30 && Set(tokens).count == 30, "each device once: \(tokens.count) answers 200")
+        }
+    }
+
+    @Test("a message withdrawn while its notification is in flight is not sent again by the retry")
+    func withdrawnWhileInFlight() throws {
+        let push = try PushStack()
+        let a = try push.device(PushIntegrationTests.token(140))
+        try push.waitUntilKnown([a])
+        try push.apns.rule(token: PushIntegrationTests.token(140), status: 429, reason: "TooManyRequests", times: 1)
+        try push.apns.delay(1)
+        let msgID = try #require(try push.push(to: .object(["registration_id": .array([.string(a)])]))["msg_id"]?.string)
+        usleep(400_000)  // the notification is at the stand-in, which answers in a second
+        try #require(try push.call("push.withdraw", ["app_key": .string(push.appKey), "msg_id": .string(msgID)]).code == 0)
+        try push.apns.delay(0)
+        usleep(5_000_000)
+        let answers = try push.received(msgID).map { Int($0["status"]?.number ?? 0) }
+        #expect(answers == [429], "the 429 was answered, and nothing after the withdrawal: \(answers)")
+        #expect(try push.status(msgID)?["state"]?.string == "withdrawn")
     }
 }
 

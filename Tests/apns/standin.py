@@ -241,6 +241,7 @@ class Standin:
         self.expire_older_than = expire_older_than
         self.journal = journal
         self.rules = []
+        self.delay = 0.0
         self.admin_routes = {
             ("POST", "/admin/rules"): self.add_rule,
             ("DELETE", "/admin/rules"): self.clear_rules,
@@ -249,6 +250,7 @@ class Standin:
             ("GET", "/admin/count"): self.count,
             ("POST", "/admin/expire-older-than"): self.set_expire_older_than,
             ("POST", "/admin/expire-tokens"): self.expire_tokens,
+            ("POST", "/admin/delay"): self.set_delay,
         }
 
     async def __call__(self, scope, receive, send):
@@ -259,6 +261,8 @@ class Standin:
             if scope["path"].startswith("/admin/"):
                 response = self.admin(scope["method"], scope["path"], body)
             else:
+                if self.delay:
+                    await asyncio.sleep(self.delay)
                 response = self.push(scope, body)
             await send({"type": "http.response.start", "status": response.status, "headers": response.headers})
             await send({"type": "http.response.body", "body": response.body})
@@ -370,6 +374,14 @@ class Standin:
     def count(self, _value):
         """GET /admin/count: how many push requests were kept, and how many were answered 200."""
         return Response.json(200, {"requests": len(self.journal.entries), "sent": self.journal.sent})
+
+    def set_delay(self, value):
+        """POST /admin/delay {"seconds": S}: every push is answered S seconds after it arrives (a slow APNs)."""
+        seconds = value.get("seconds") if isinstance(value, dict) else None
+        if not isinstance(seconds, (int, float)) or not 0 <= seconds <= 600:
+            return Response.json(400, {"error": "seconds must be a number in 0...600"})
+        self.delay = float(seconds)
+        return Response.json(200, {"seconds": self.delay})
 
     def set_expire_older_than(self, value):
         """POST /admin/expire-older-than: sets the provider-token age past which tokens are expired."""

@@ -83,6 +83,9 @@ final class ApnsStandIn: @unchecked Sendable {
     /// Every provider token seen so far is answered `ExpiredProviderToken` from now on.
     func expireTokens() throws { _ = try admin("POST", "/admin/expire-tokens", body: .object([:])) }
 
+    /// Every push is answered `seconds` after it arrives.
+    func delay(_ seconds: Double) throws { _ = try admin("POST", "/admin/delay", body: .object(["seconds": .number(seconds)])) }
+
     func clear() throws { _ = try admin("DELETE", "/admin/requests") }
 
     private func admin(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {

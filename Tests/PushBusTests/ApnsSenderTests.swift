@@ -1,0 +1,43 @@
+import Credentials
+import Foundation
+import HTTP2Client
+import Schema
+import Testing
+@testable import ApnsKit
+
+/// What the sender makes of APNs' answers and what it refuses to put in a header.
+@Suite("APNs sender")
+struct ApnsSenderTests {
+    @Test("retry-after and timestamp are taken only when finite and not negative")
+    func oddAnswers() {
+        func result(_ headers: [String: String], _ body: String) -> ApnsResult {
+            ApnsSender.result("1:a", HTTP2Response(status: 429, headers: headers, body: Data(body.utf8)))
+        }
+        #expect(result(["retry-after": "nan"], #"{"reason":"TooManyRequests"}"#).retryAfter == nil)
+        #expect(result(["retry-after": "1e309"], "{}").retryAfter == nil)
+        #expect(result(["retry-after": "-5"], "{}").retryAfter == nil)
+        #expect(result(["retry-after": "7"], "{}").retryAfter == 7)
+        #expect(result(["retry-after": "99999"], "{}").retryAfter == 3600, "at most an hour")
+        #expect(result([:], #"{"reason":"Unregistered","timestamp":-1e300}"#).timestamp == nil)
+        #expect(result([:], "garbage").reason == nil)
+        // The reply that carries them must encode: a NaN would make it unanswerable.
+        let sent = ApnsSent(results: [result(["retry-after": "nan"], "{}")])
+        #expect(String(decoding: WireCodec.encode(sent), as: UTF8.self).contains("1:a"))
+    }
+
+    @Test("a header value that is not printable ASCII, or has a space at an end, is refused before anything is sent")
+    func headerValues() throws {
+        let handler = try ApnsHandler(settings: ApnsSettings())
+        let key = ApnsKey(teamID: "TEAM123456", keyID: "KEY1234567", p8: "unused")
+        for collapse in ["trail ", " lead", "   ", "a\r\nx: y", "caf\u{e9}"] {
+            let n = ApnsNotification(id: "1:a", token: "aa", production: false, topic: "com.example", pushType: "alert", priority: 10,
+                                     expiration: nil, collapseID: collapse, payload: "{}")
+            #expect(throws: CommandError.self) { try handler.send(ApnsSend(credentials: key, notifications: [n]), by: .service(name: "push")) }
+        }
+        let fine = ApnsNotification(id: "1:a", token: "aa", production: false, topic: "com.example", pushType: "alert", priority: 10,
+                                    expiration: nil, collapseID: "ok", payload: "{}")
+        #expect(throws: CommandError.self, "only PushBus's services") {
+            try handler.send(ApnsSend(credentials: key, notifications: [fine]), by: .app(appKey: "a"))
+        }
+    }
+}

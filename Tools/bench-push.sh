@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The push benchmark of docs/benchmarks.md ("push"): in one run on this machine, h2load's ceiling
+# against nghttpd (the APNs stand-in that is never the bottleneck: it answers every POST 200), then
+# the real stack (release build, launched by pushbus, the apns sender pointed at the same nghttpd)
+# sending one push to a tag of DEVICES devices: notifications/s, time from push.send to the last
+# answer, each process's CPU per notification and peak RSS. Then a burst of BURST local
+# notifications due in the same second, each delivered to its device as an APNs alert: lateness
+# from the due time to the stand-in, p50/p99 (the stand-in here is nghttpd -v, whose frame log gives
+# each request's arrival). Prints a Markdown table.
+# Usage: bench-push.sh [DEVICES] [BURST] [APNS_REPLICAS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$PWD/.build/release
+devices=${1:-1000000}
+burst=${2:-10000}
+replicas=${3:-1}
+port=18580
+base=18555
+# Not under /tmp: nghttpd gets a tmpfs of its own there, which would hide the certificate.
+work=$(mktemp -d /var/tmp/bench-push.XXXXXX)
+stop_all() {
+    pkill -INT -f "pushbus --base-port $base" 2>/dev/null || true
+    [ -n "${nghttpd_pid:-}" ] && kill "$nghttpd_pid" 2>/dev/null || true
+}
+trap 'stop_all; rm -rf "$work"' EXIT
+
+# nghttpd: TLS with a throwaway certificate; its uploads go to a tmpfs of its own (--echo-upload
+# writes each body to a temporary file in /tmp, which on disk made it the bottleneck).
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/tls.key" -out "$work/tls.crt" -days 1 \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/AuthKey.p8" 2>/dev/null
+start_nghttpd() {
+    local verbose=$1
+    [ -n "${nghttpd_pid:-}" ] && { kill "$nghttpd_pid" 2>/dev/null || true; wait "$nghttpd_pid" 2>/dev/null || true; }
+    unshare -m sh -c "mount -t tmpfs tmpfs /tmp && exec nghttpd --echo-upload $verbose $port $work/tls.key $work/tls.crt" \
+        >"$work/nghttpd.log" 2>&1 &
+    nghttpd_pid=$!
+    for _ in $(seq 1 100); do ss -ltn | grep -q ":$port " && return 0; sleep 0.05; done
+    echo "nghttpd did not start" >&2; exit 1
+}
+start_nghttpd ""
+
+printf '{"aps":{"alert":"Hello from the benchmark","badge":1},"_j_msgid":"1000000001"}' >"$work/payload.json"
+ceiling=$(h2load -n 200000 -c 1 -m 100 -d "$work/payload.json" -H 'apns-topic: com.example.bench' -H 'apns-push-type: alert' \
+    "https://127.0.0.1:$port/3/device/00aa" 2>&1 | awk '/^finished in/ {gsub(",", "", $4); print $4}')
+
+# The recording that loads the stack: the app, every device registered with an APNs token, and a
+# tag on each; replayed as fast as the stack takes it. Local notifications for the burst go last,
+# due in the same second some time after the load has finished.
+python3 - "$work/load.jsonl" "$devices" <<'PY'
+import json, sys
+path, count = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as out:
+    def line(command, payload, reply=None):
+        entry = {"t": 0, "service": "device", "command": command, "payload": payload}
+        if reply is not None: entry["reply"] = reply
+        out.write(json.dumps(entry, separators=(",", ":")) + "\n")
+    line("app.create", {"name": "bench", "app_key": "benchapp"}, {"code": 0, "app_key": "benchapp"})
+    for n in range(count):
+        line("device.register", {"app_key": "benchapp", "platform": "ios", "device_id": f"d{n}", "apns_token": f"{n:064x}"},
+             {"code": 0, "registration_id": f"r{n:019d}", "is_new": True})
+    for n in range(count):
+        line("tags.add", {"app_key": "benchapp", "registration_id": f"r{n:019d}", "tags": ["bench"]})
+PY
+
+pushctl() { "$bin/pushctl" --endpoint "tcp://127.0.0.1:$base" --data-dir "$work/data" --json "$@"; }
+field() { python3 -c "import json,sys; v=json.load(sys.stdin); print(eval(sys.argv[1], {}, {'v': v}))" "$1"; }
+# pids_cpu: CPU seconds and peak RSS (kB) of every process of the stack, by program, as JSON.
+pids_usage() {
+    for pid in $(pgrep -f -- "--endpoint tcp://127.0.0.1:$base "); do
+        echo "$(basename "$(tr '\0' '\n' < "/proc/$pid/cmdline" | head -1)") $(cut -d' ' -f14,15 "/proc/$pid/stat") $(awk '/VmHWM/ {print $2}' "/proc/$pid/status")"
+    done | python3 -c "
+import json, os, sys
+ticks = os.sysconf('SC_CLK_TCK'); usage = {}
+for name, user, system, hwm in (line.split() for line in sys.stdin):
+    cpu, peak = usage.get(name, (0, 0))
+    usage[name] = (cpu + (int(user) + int(system)) / ticks, max(peak, int(hwm)))
+print(json.dumps(usage))"
+}
+
+PUSHBUS_REGISTER_RATE=0 PUSHBUS_APNS_URL="https://127.0.0.1:$port" PUSHBUS_APNS_CA_FILE="$work/tls.crt" \
+    "$bin/pushbus" --base-port "$base" --data-dir "$work/data" --services registration,tagging,badge,scheduler,analytics,push,apns \
+    --replicas "apns=$replicas" --log-level warning >"$work/stack.log" 2>&1 &
+for _ in $(seq 1 600); do grep -q "pushbus: ready" "$work/stack.log" && break; sleep 0.1; done
+grep -q "pushbus: ready" "$work/stack.log" || { echo "stack did not start" >&2; cat "$work/stack.log" >&2; exit 1; }
+
+load_started=$(date +%s.%N)
+"$bin/pushbus-replay" run --file "$work/load.jsonl" --endpoint "tcp://127.0.0.1:$base" --data-dir "$work/data" --speed max \
+    --window 2048 --connections 4 --quiet --json >"$work/load.json"
+load_seconds=$(python3 -c "import sys,time; print(round(time.time() - float(sys.argv[1]), 1))" "$load_started")
+p8=$(python3 -c 'import json,sys; print(json.dumps(open(sys.argv[1]).read()))' "$work/AuthKey.p8")
+pushctl call apns.credentials "{\"app_key\":\"benchapp\",\"team_id\":\"TEAM123456\",\"key_id\":\"KEY1234567\",\"bundle_id\":\"com.example.bench\",\"p8\":$p8}" >/dev/null
+for _ in $(seq 1 1200); do
+    known=$(pushctl call tags.count '{"app_key":"benchapp","tags":["bench"]}' | field "v['counts'].get('bench', 0)")
+    [ "$known" -ge "$devices" ] && break
+    sleep 0.5
+done
+
+before=$(pids_usage)
+sent_at=$(date +%s.%N)
+msg_id=$(pushctl call push.send '{"app_key":"benchapp","to":{"tag":["bench"]},"body":{"platform":"ios","notification":{"ios":{"alert":"Hello from the benchmark","sound":"default"}}}}' \
+    | field "v['msg_id']")
+while :; do
+    status=$(pushctl call push.status "{\"app_key\":\"benchapp\",\"msg_ids\":[\"$msg_id\"]}")
+    [ "$(echo "$status" | field "v['messages']['$msg_id']['state']")" = done ] && break
+    sleep 0.2
+done
+done_at=$(date +%s.%N)
+after=$(pids_usage)
+
+# The burst: BURST more devices, each with one local notification, all due at the same second,
+# with nghttpd logging each frame's arrival; lateness = arrival − due.
+start_nghttpd -v
+nghttpd_started=$(date +%s.%N)
+due=$(( $(date +%s) + 30 + burst / 1000 ))
+due_text=$(date -u -d "@$due" +%Y-%m-%dT%H:%M:%SZ)
+python3 - "$work/burst.jsonl" "$burst" "$due_text" <<'PY'
+import json, sys
+path, count, due = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+with open(path, "w") as out:
+    for n in range(count):
+        out.write(json.dumps({"t": 0, "service": "device", "command": "device.register",
+                              "payload": {"app_key": "benchapp", "platform": "ios", "device_id": f"b{n}", "apns_token": f"{n + 1:064x}"[:-1] + "b"},
+                              "reply": {"code": 0, "registration_id": f"b{n:019d}", "is_new": True}}, separators=(",", ":")) + "\n")
+    for n in range(count):
+        out.write(json.dumps({"t": 0, "service": "device", "command": "local.add",
+                              "payload": {"app_key": "benchapp", "registration_id": f"b{n:019d}", "identifier": "burst",
+                                          "content": {"title": "Due", "body": f"reminder {n}"}, "trigger": {"fire_date": due}}},
+                             separators=(",", ":")) + "\n")
+PY
+"$bin/pushbus-replay" run --file "$work/burst.jsonl" --endpoint "tcp://127.0.0.1:$base" --data-dir "$work/data" --speed max \
+    --window 1024 --connections 4 --quiet --json >"$work/burst-load.json"
+sleep $(( due - $(date +%s) + 5 + burst / 1000 ))
+for _ in $(seq 1 120); do
+    arrived=$(grep -c 'recv HEADERS' "$work/nghttpd.log" || true)
+    [ "$arrived" -ge "$burst" ] && break
+    sleep 1
+done
+
+python3 - "$ceiling" "$devices" "$sent_at" "$done_at" "$before" "$after" "$work/load.json" "$load_seconds" \
+    "$work/nghttpd.log" "$nghttpd_started" "$due" "$burst" "$replicas" <<'PY'
+import json, re, sys
+ceiling, devices, sent_at, done_at = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+before, after, load = json.loads(sys.argv[5]), json.loads(sys.argv[6]), json.load(open(sys.argv[7]))
+load_seconds, log, started, due, burst, replicas = float(sys.argv[8]), sys.argv[9], float(sys.argv[10]), int(sys.argv[11]), int(sys.argv[12]), sys.argv[13]
+seconds = done_at - sent_at
+rate = devices / seconds
+print(f"| push to a tag of {devices:,} devices, apns replicas {replicas} | value |")
+print("| --- | --- |")
+print(f"| h2load ceiling against the same nghttpd (1 connection, 100 streams) | {ceiling:,.0f} req/s |")
+print(f"| PushBus: notifications/s (push.send → the last answer) | {rate:,.0f} /s ({rate / ceiling:.2f} of the ceiling) |")
+print(f"| time to the last one | {seconds:.1f} s |")
+print(f"| loading the devices (register + tag, replayed) | {load_seconds:.0f} s ({load.get('commands_per_second', 0):,.0f} commands/s) |")
+for name in sorted(after):
+    cpu = after[name][0] - before.get(name, (0, 0))[0]
+    print(f"| {name}: CPU per notification, peak RSS | {cpu / devices * 1e6:.1f} µs, {after[name][1] / 1024:.0f} MiB |")
+# nghttpd -v: "[id=1] [  0.527] recv HEADERS frame <…>", the time in seconds since it started.
+arrivals = []
+for line in open(log, errors="replace"):
+    if "recv HEADERS" in line:
+        m = re.search(r"\[\s*([0-9]+\.[0-9]+)\] recv HEADERS", line)
+        if m: arrivals.append(started + float(m.group(1)))
+late = sorted(max(0.0, a - due) for a in arrivals)
+if late:
+    p = lambda q: late[min(len(late) - 1, int(q * len(late)))]
+    print(f"| burst of {burst:,} local notifications due in one second: arrived | {len(late):,} |")
+    print(f"| lateness from due time to the stand-in, p50 / p99 / max | {p(0.5) * 1000:.0f} / {p(0.99) * 1000:.0f} / {late[-1] * 1000:.0f} ms |")
+PY
