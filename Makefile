@@ -30,6 +30,8 @@ test: test-deps
 
 # Benchmarks (never part of `make test`); figures and commands in docs/benchmarks.md.
 bench: release
+	@./Tools/install-deps.sh --bench
+	./Tools/bench-push.sh
 	./Tools/bench-stack.sh
 	.build/release/bench-tagging
 	.build/release/bench-badge

@@ -33,16 +33,8 @@ public struct PushAccepted: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case msgID = "msg_id", requestID = "request_id" }
 }
 
-/// `push.status`: up to 100 messages of the app.
-public struct PushStatusQuery: Codable, Equatable, Sendable {
-    public var appKey: String?
-    public var msgIDs: [String]?
-    public init(appKey: String?, msgIDs: [String]?) {
-        self.appKey = appKey
-        self.msgIDs = msgIDs
-    }
-    enum CodingKeys: String, CodingKey { case appKey = "app_key", msgIDs = "msg_ids" }
-}
+/// `push.status`: up to 100 messages of the app; the shape of `stats.message`'s question.
+public typealias PushStatusQuery = StatsMessage
 
 /// Where one message stands. `failed` counts failures by APNs reason; `received` and `opened` come
 /// from analytics' statistics (what devices reported).

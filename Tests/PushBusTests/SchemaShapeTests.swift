@@ -237,7 +237,7 @@ struct SchemaShapeTests {
         SchemaFixture.expectRoundTrip(MAEvent(name: nil))
         let counts = MessageCounts(received: 1, displayed: 2, opened: 3, inappShow: 4, inappClick: 5, voipReceived: 6)
         #expect(SchemaFixture.keys(counts) == [
-            "received", "displayed", "opened", "inapp_show", "inapp_click", "voip_received",
+            "received", "displayed", "opened", "inapp_show", "inapp_click", "voip_received", "sent", "failed",
         ])
         SchemaFixture.expectRoundTrip(counts)
         #expect(SchemaFixture.keys(StatsBucket(start: SchemaFixture.time, count: 1)) == ["start", "count"])
