@@ -54,6 +54,28 @@ struct LauncherTests {
         #expect(Ports.isFree(base), "the gateway is gone with the launcher")
     }
 
+    @Test func aStatelessSenderRunsReplicasAndNeverShards() throws {
+        let directory = TestPaths.temporaryDirectory("launcher-replicas")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (flags, message) in [(["--shards", "apns=2"], "apns keeps nothing: run more of it with --replicas apns=N"),
+                                 (["--replicas", "tagging=2"], "tagging keeps data: scale it with --shards")] {
+            let run = try RunningProcess(TestPaths.executable("pushbus"), flags + ["--data-dir", "\(directory)/data"], logDirectory: directory)
+            #expect(run.waitForExit(30) == 64, "\(flags)")
+            #expect(run.output.contains(message), "\(run.output)")
+        }
+        let base = Ports.freeBase()
+        let launcher = try RunningProcess(TestPaths.executable("pushbus"),
+                                          ["--base-port", String(base), "--data-dir", "\(directory)/data", "--services", "apns",
+                                           "--replicas", "apns=2"], logDirectory: directory)
+        let deadline = Date().addingTimeInterval(60)
+        while !launcher.output.contains("pushbus: ready") && Date() < deadline && launcher.isRunning { usleep(50_000) }
+        #expect(launcher.output.contains("pushbus: ready"), "\(launcher.output)")
+        let status = try pushctl(["--json", "status"], endpoint: "tcp://127.0.0.1:\(base)", in: directory)
+        #expect(status.output.contains("apns"), "\(status.output)")
+        #expect(launcher.output.contains("apns#2"), "the second replica runs under its own name in the log")
+        launcher.terminate()
+    }
+
     @Test func theEventBusStaysOnLoopbackWhenRequestsAreOpenToTheNetwork() throws {
         let base = Ports.freeBase()
         let directory = TestPaths.temporaryDirectory("launcher")
