@@ -33,11 +33,14 @@ struct MessageStore {
             """, appKey, cid, msgID, now)
     }
 
-    /// Forgets idempotency keys past their lifetime, at most `limit`; returns how many.
+    /// Forgets idempotency keys past their lifetime, at most `limit`; returns how many. Each by its
+    /// full key: a row-value `IN (SELECT …)` would be planned by `app_key` alone.
     func pruneCids(_ db: Database, now: Double, limit: Int) throws -> Int {
-        try db.run("""
-            DELETE FROM cids WHERE (app_key, cid) IN (SELECT app_key, cid FROM cids WHERE created_at <= ? LIMIT ?)
-            """, now - Self.cidLifetime, limit)
+        let expired = try db.rows("SELECT app_key, cid FROM cids WHERE created_at <= ? LIMIT ?", now - Self.cidLifetime, limit)
+        for row in expired {
+            try db.run("DELETE FROM cids WHERE app_key = ? AND cid = ?", row[0].string ?? "", row[1].string ?? "")
+        }
+        return expired.count
     }
 
     /// The message's row id and state, when `msgID` is one of the app's.

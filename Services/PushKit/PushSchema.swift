@@ -65,5 +65,9 @@ enum PushSchema {
             ALTER TABLE messages ADD COLUMN sent_reported INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE failures ADD COLUMN reported INTEGER NOT NULL DEFAULT 0;
             """),
+        // Expired idempotency keys are found by age.
+        Migration("push-3", """
+            CREATE INDEX cids_created ON cids (created_at);
+            """),
     ]
 }
