@@ -40,17 +40,9 @@ public final class Fanout: @unchecked Sendable {
                               serverKey: serverKey, timeout: Double(settings.senderTimeoutSeconds))
     }
 
-    /// Runs the fan-out on a thread of its own for the life of the process; a failure stops the
-    /// process (exit 1), so that whatever supervises it starts it again.
+    /// Runs the fan-out on a thread of its own for the life of the process (`BackgroundThread`).
     public func start(context: Context) {
-        let thread = Thread {
-            do { try self.run(until: Stopper(context: context)) } catch {
-                self.logger.error("the fan-out failed; the process stops so that it restarts", ["error": error])
-                exit(1)
-            }
-        }
-        thread.name = "fanout"
-        thread.start()
+        BackgroundThread.start("fanout", logger: logger) { try self.run(until: Stopper(context: context)) }
     }
 
     /// Runs until `stopper` is requested.
@@ -89,7 +81,8 @@ public final class Fanout: @unchecked Sendable {
         do {
             let plan = try WireCodec.decode(PushPlan.self, from: first.plan)
             var batch: [(message: FanoutStore.OpenMessage, plan: PushPlan)] = [(first, plan)]
-            if AudiencePager.isDirect(plan, pageSize: settings.pageSize) {
+            let direct = AudiencePager.isDirect(plan, pageSize: settings.pageSize)
+            if direct {
                 // As many as one device.tokens takes (a page), oldest first.
                 var devices = plan.target.registrationIDs?.count ?? 0
                 for message in open.dropFirst() where message.appKey == first.appKey {
@@ -100,8 +93,7 @@ public final class Fanout: @unchecked Sendable {
                     batch.append((message, other))
                 }
             }
-            let pages = batch.count > 1 || AudiencePager.isDirect(plan, pageSize: settings.pageSize)
-                ? try pager.direct(batch, appKey: first.appKey) : [try pager.next(first, plan: plan)]
+            let pages = direct ? try pager.direct(batch, appKey: first.appKey) : [try pager.next(first, plan: plan)]
             try store.write { db in
                 for ((message, _), page) in zip(batch, pages) {
                     try fanout.commitPage(db, message: message.id, deliveries: page.deliveries(now: now), looked: page.looked,

@@ -23,8 +23,7 @@ final class SenderPool {
     let timeout: Double
 
     init(slots: Int, endpoint: String, context: Context, secrets: Secrets, service: String, serverKey: String?, timeout: Double) throws {
-        signer = Signer(secrets: secrets)
-        signer.service = (service, secrets.serviceSecret(service))
+        signer = Signer(service: service, secrets: secrets)
         clients = try (0..<slots).map { _ in
             try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: Int(timeout * 1000), serverKey: serverKey)
         }

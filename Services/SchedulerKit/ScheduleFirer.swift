@@ -32,17 +32,8 @@ public final class ScheduleFirer: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Runs for the life of the process; a failure stops the process (exit 1) so it restarts.
-    public func start() {
-        let thread = Thread {
-            do { try self.run() } catch {
-                self.logger.error("the schedule firer failed; the process stops so that it restarts", ["error": error])
-                exit(1)
-            }
-        }
-        thread.name = "schedules"
-        thread.start()
-    }
+    /// Runs for the life of the process (`BackgroundThread`).
+    public func start() { BackgroundThread.start("schedules", logger: logger) { try self.run() } }
 
     private func run() throws {
         var retryAfter: [String: Double] = [:]

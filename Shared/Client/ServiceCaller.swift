@@ -12,9 +12,7 @@ public final class ServiceCaller {
     public init(endpoint: String, context: Context, secrets: Secrets, service: String, serverKey: String? = nil,
                 timeoutMilliseconds: Int = 10_000) throws {
         client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds, serverKey: serverKey)
-        let signer = Signer(secrets: secrets)
-        signer.service = (service, secrets.serviceSecret(service))
-        client.signer = signer
+        client.signer = Signer(service: service, secrets: secrets, forApps: true)
     }
 
     /// Calls `command` and returns its reply, or throws the service's refusal as a `CommandError`.

@@ -26,6 +26,13 @@ public final class Signer {
         self.secrets = secrets
     }
 
+    /// One of PushBus's own services (`name`, a shard's included), signing internal commands as
+    /// itself; with `forApps`, also any app's app-wide queries, derived from server.key.
+    public convenience init(service name: String, secrets: Secrets, forApps: Bool = false) {
+        if forApps { self.init(secrets: secrets) } else { self.init() }
+        service = (name, secrets.serviceSecret(name))
+    }
+
     public func remember(masterSecret: String, appKey: String) { masterSecrets[appKey] = masterSecret }
     public func remember(deviceSecret: String, registrationID: String) { deviceSecrets[registrationID] = deviceSecret }
 

@@ -38,9 +38,7 @@ public final class EventFetcher {
          serverKey: String? = nil) throws {
         client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds,
                                      serverKey: serverKey)
-        let signer = Signer()
-        signer.service = (service, secrets.serviceSecret(service))
-        client.signer = signer
+        client.signer = Signer(service: service, secrets: secrets)
         verifier = EventVerifier(secrets: secrets)
         self.timeoutMilliseconds = Int64(timeoutMilliseconds)
     }
