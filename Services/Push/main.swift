@@ -7,7 +7,7 @@ import Worker
 import ZeroMQ
 
 // The push service: a worker answering push.* on one thread, and the fan-out sending accepted
-// pushes on another, each with its own database connection and its own client of the gateway.
+// pushes on two others, each with its own database connection and its own client of the gateway.
 // The fan-out keeps nothing in memory that a kill would lose: it ends with the process.
 ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands their audiences, hands the notifications to the apns senders and records every result.",
                 settings: PushSettings.self) { settings, options, logger in
@@ -20,6 +20,6 @@ ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands t
                                                              serverKey: options.curveServerKey, timeoutMilliseconds: settings.checkTimeoutMilliseconds))
     let fanout = try Fanout(path: path, secrets: secrets, endpoint: options.endpoint, context: context, serverKey: options.curveServerKey,
                             service: name, settings: settings, logger: logger)
-    fanout.start(context: context)
+    try fanout.start(context: context)
     return handler
 }

@@ -8,12 +8,12 @@ import Schema
 import SQLite
 import ZeroMQ
 
-/// The sending half of the push service, on a thread of its own with its own connection to the
-/// push database: expands each accepted message's audience a page at a time into deliveries
-/// (committed with the page's cursor, so a restart resumes after the last committed page), hands
-/// due deliveries to the `apns` senders with bounded flow, and records every answer: sent, failed
-/// by reason, or retried later (429, 5xx, no answer) with backoff honouring `retry-after`. Tokens
-/// APNs reports dead are disabled in registration.
+/// The sending half of the push service, on two threads of its own, each with its own connection
+/// to the push database: the `Expander` turns each accepted message's audience into deliveries a
+/// page at a time, and this one hands due deliveries to the `apns` senders with bounded flow and
+/// records every answer: sent, failed by reason, or retried later (429, 5xx, no answer) with
+/// backoff honouring `retry-after`. Tokens APNs reports dead are disabled in registration. Two
+/// threads, so that the senders are kept busy while a page's bus calls are waited on.
 ///
 /// Made on the main thread and then used only by the thread `start` gives it (hence unchecked Sendable).
 public final class Fanout: @unchecked Sendable {
@@ -24,15 +24,20 @@ public final class Fanout: @unchecked Sendable {
     private let logger: Logger
     private let fanout = FanoutStore()
     private let notifications: NotificationBuilder
-    /// When a message whose page could not be expanded may be tried again (row id → Unix seconds).
-    private var expandAfter: [Int64: Double] = [:]
+    private let expander: Expander
+    /// Rung by the expander after each page it commits.
+    private let pagesReady: Doorbell
 
     public init(path: String, secrets: Secrets, endpoint: String, context: Context, serverKey: String?,
                 service: String, settings: PushSettings, logger: Logger) throws {
         // Not synced at each commit: a kill loses nothing (the WAL is in the OS), and what a power
         // loss could take back is a last batch of results, whose notifications are then sent again.
-        store = try Store(path: path, migrations: ServiceStorage.migrations(PushSchema.migrations), durable: false)
+        store = try Self.openStore(path)
         gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
+        pagesReady = Doorbell(context: context)
+        expander = Expander(store: try Self.openStore(path),
+                            gateway: try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey),
+                            settings: settings, logger: logger, pagesReady: pagesReady)
         self.settings = settings
         self.logger = logger
         notifications = NotificationBuilder(credentials: CredentialStore(secrets: secrets))
@@ -40,90 +45,37 @@ public final class Fanout: @unchecked Sendable {
                               serverKey: serverKey, timeout: Double(settings.senderTimeoutSeconds))
     }
 
-    /// Runs the fan-out on a thread of its own for the life of the process (`BackgroundThread`).
-    public func start(context: Context) {
-        BackgroundThread.start("fanout", logger: logger) { try self.run(until: Stopper(context: context)) }
+    private static func openStore(_ path: String) throws -> Store {
+        try Store(path: path, migrations: ServiceStorage.migrations(PushSchema.migrations), durable: false)
     }
 
-    /// Runs until `stopper` is requested.
-    public func run(until stopper: Stopper) throws {
+    /// Runs the fan-out's two threads for the life of the process (`BackgroundThread`).
+    public func start(context: Context) throws {
+        // Leases left by a process that stopped are released before either thread starts.
         try store.write { db in try fanout.releaseLeases(db) }
+        BackgroundThread.start("fanout-expand", logger: logger) { try self.expander.run(until: Stopper(context: context)) }
+        BackgroundThread.start("fanout-send", logger: logger) { try self.run(until: Stopper(context: context)) }
+    }
+
+    /// Sends and records answers until `stopper` is requested.
+    private func run(until stopper: Stopper) throws {
         let stop = try stopper.makeReceiver()
-        defer { stop.close() }
+        let pages = try pagesReady.makeReceiver()
+        defer { stop.close(); pages.close() }
         while !stopper.isRequested {
             let now = Date().timeIntervalSince1970
             do {
                 var busy = try collect(now: now)
                 busy = try dispatch(now: now) || busy
-                busy = try expand(now: now) || busy
                 guard !busy else { continue }
-                var poller = Poller(pool.sockets + [stop])
-                _ = try poller.poll(timeout: try idleMilliseconds(now: now))
+                var poller = Poller(pool.sockets + [stop, pages])
+                if try poller.poll(timeout: try idleMilliseconds(now: now)).contains(pages) { Doorbell.drain(pages) }
             } catch {
                 // The database busy past its timeout, say: nothing was committed, so the pass is redone.
                 logger.warning("a fan-out pass failed; trying again in a second", ["error": error])
                 usleep(1_000_000)
             }
         }
-    }
-
-    // MARK: expanding audiences
-
-    /// Expands one page of the oldest open message, or the whole of it and of the direct messages of
-    /// its app after it (one `device.tokens` and one transaction for many fired local
-    /// notifications), unless enough is queued already. True when it did.
-    private func expand(now: Double) throws -> Bool {
-        guard try store.read({ db in try backlog(db, now: now) }) < settings.backlog else { return false }
-        let open = try store.read { db in try fanout.open(db, limit: Self.directBatch) }
-            .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
-        guard let first = open.first else { return false }
-        let pager = AudiencePager(gateway: gateway, pageSize: settings.pageSize)
-        do {
-            let plan = try WireCodec.decode(PushPlan.self, from: first.plan)
-            var batch: [(message: FanoutStore.OpenMessage, plan: PushPlan)] = [(first, plan)]
-            let direct = AudiencePager.isDirect(plan, pageSize: settings.pageSize)
-            if direct {
-                // As many as one device.tokens takes (a page), oldest first.
-                var devices = plan.target.registrationIDs?.count ?? 0
-                for message in open.dropFirst() where message.appKey == first.appKey {
-                    guard let other = try? WireCodec.decode(PushPlan.self, from: message.plan),
-                          AudiencePager.isDirect(other, pageSize: settings.pageSize),
-                          devices + (other.target.registrationIDs?.count ?? 0) <= settings.pageSize else { break }
-                    devices += other.target.registrationIDs?.count ?? 0
-                    batch.append((message, other))
-                }
-            }
-            let pages = direct ? try pager.direct(batch, appKey: first.appKey) : [try pager.next(first, plan: plan)]
-            try store.write { db in
-                for ((message, _), page) in zip(batch, pages) {
-                    try fanout.commitPage(db, message: message.id, deliveries: page.deliveries(now: now), looked: page.looked,
-                                          nextCursor: page.nextCursor, total: page.total)
-                }
-            }
-            for (message, _) in batch { expandAfter[message.id] = nil }
-        } catch let error as CommandError where error.code != .timeout && error.code != .internalError {
-            // A service refused the message's audience for good (it changed since the push was
-            // checked): the message ends with what it has, rather than block the ones behind it.
-            logger.warning("a message's audience was refused; it ends here", ["msg_id": first.msgID, "code": error.code.rawValue,
-                                                                              "message": error.message])
-            try store.write { db in
-                try fanout.commitPage(db, message: first.id, deliveries: [], looked: 0, nextCursor: nil, total: nil)
-            }
-        } catch {
-            logger.warning("an audience page could not be expanded; trying again in a few seconds",
-                           ["msg_id": first.msgID, "error": error])
-            expandAfter[first.id] = now + 2
-        }
-        return true
-    }
-
-    /// Direct messages (a device or a few each) expanded together.
-    static let directBatch = 256
-
-    /// Due deliveries not yet handed to a sender, counted up to the limit.
-    private func backlog(_ db: Database, now: Double) throws -> Int {
-        try db.value("SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE status = 0 AND leased = 0 AND due <= ? LIMIT ?)",
-                     now, settings.backlog).int ?? 0
     }
 
     // MARK: sending
@@ -241,3 +193,4 @@ public final class Fanout: @unchecked Sendable {
         return max(1, min(100, Int((due - now) * 1000)))
     }
 }
+

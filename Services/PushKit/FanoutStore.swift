@@ -19,6 +19,8 @@ struct FanoutStore {
 
     /// A device's notification, to send now.
     struct Delivery {
+        /// The row's number, which the sender's answer comes back with.
+        let id: Int64
         let message: Int64
         let registrationID: String
         let token: String
@@ -61,25 +63,24 @@ struct FanoutStore {
         return added
     }
 
-    /// Hands up to `limit` due deliveries to the caller, leased so no other pass takes them; a lease
-    /// outlives nothing but this process (`releaseLeases` at start). Each row is marked by its full
-    /// key: an `UPDATE … WHERE (message, registration_id) IN (SELECT …)` is planned by `message`
-    /// alone, a walk over every device of the message for each lease (measured: the fan-out's cost
-    /// per notification grew with the audience).
+    /// Hands up to `limit` due deliveries to the caller, oldest due first, leased so no other pass
+    /// takes them; a lease outlives nothing but this process (`releaseLeases` at start).
     func lease(_ db: Database, now: Double, limit: Int) throws -> [Delivery] {
-        let rows = try db.rows("""
-            SELECT message, registration_id, token, production, badge, attempts FROM deliveries
-            WHERE status = 0 AND leased = 0 AND due <= ? ORDER BY due LIMIT ?
-            """, now, limit)
-        var leased: [Delivery] = []
-        leased.reserveCapacity(rows.count)
-        for row in rows {
-            guard case .integer(let message) = row[0], let id = row[1].string else { continue }
-            try db.run("UPDATE deliveries SET leased = 1 WHERE message = ? AND registration_id = ?", message, id)
-            leased.append(Delivery(message: message, registrationID: id, token: row[2].string ?? "", production: row[3].int == 1,
-                                   badge: row[4].int, attempts: row[5].int ?? 0))
+        try db.rows("""
+            UPDATE deliveries SET leased = 1 WHERE id IN (
+                SELECT id FROM deliveries WHERE status = 0 AND leased = 0 AND due <= ? ORDER BY due LIMIT ?)
+            RETURNING id, message, registration_id, token, production, badge, attempts
+            """, now, limit).compactMap { row in
+            guard case .integer(let id) = row[0], case .integer(let message) = row[1], let registrationID = row[2].string else { return nil }
+            return Delivery(id: id, message: message, registrationID: registrationID, token: row[3].string ?? "", production: row[4].int == 1,
+                            badge: row[5].int, attempts: row[6].int ?? 0)
         }
-        return leased
+    }
+
+    /// Notifications accepted and not answered yet (queued, in flight or waiting for a retry), over
+    /// the messages being sent: what the fan-out has ahead of it before it expands another page.
+    func backlog(_ db: Database) throws -> Int {
+        try db.value("SELECT COALESCE(SUM(pending), 0) FROM messages WHERE state = 'sending'").int ?? 0
     }
 
     /// When the next delivery not leased falls due, if any.
@@ -95,14 +96,13 @@ struct FanoutStore {
     }
 
     func sent(_ db: Database, _ d: Delivery) throws {
-        try db.run("UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1 WHERE message = ? AND registration_id = ?",
-                   d.message, d.registrationID)
+        try db.run("UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1 WHERE id = ?", d.id)
     }
 
     func failed(_ db: Database, _ d: Delivery, reason: String) throws {
         try db.run("""
-            UPDATE deliveries SET status = 2, reason = ?, leased = 0, attempts = attempts + 1 WHERE message = ? AND registration_id = ?
-            """, reason, d.message, d.registrationID)
+            UPDATE deliveries SET status = 2, reason = ?, leased = 0, attempts = attempts + 1 WHERE id = ?
+            """, reason, d.id)
         try db.run("""
             INSERT INTO failures (message, reason, count) VALUES (?, ?, 1)
             ON CONFLICT (message, reason) DO UPDATE SET count = count + 1
@@ -122,14 +122,13 @@ struct FanoutStore {
     /// Back in the queue at `due`, one attempt more.
     func retry(_ db: Database, _ d: Delivery, due: Double) throws {
         try db.run("""
-            UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ?, attempts = attempts + 1 WHERE message = ? AND registration_id = ?
-            """, due, d.message, d.registrationID)
+            UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ?, attempts = attempts + 1 WHERE id = ?
+            """, due, d.id)
     }
 
     /// Back in the queue at `due` without counting an attempt: the request never reached a sender.
     func unlease(_ db: Database, _ d: Delivery, due: Double) throws {
-        try db.run("UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ? WHERE message = ? AND registration_id = ? AND status = 0",
-                   due, d.message, d.registrationID)
+        try db.run("UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ? WHERE id = ? AND status = 0", due, d.id)
     }
 
     /// `done` once every page is expanded and nothing is pending.

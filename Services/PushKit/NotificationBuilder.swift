@@ -39,7 +39,7 @@ final class NotificationBuilder {
     init(credentials: CredentialStore) { self.credentials = credentials }
 
     /// The sender's handle of a delivery, which its result comes back with.
-    static func id(of delivery: FanoutStore.Delivery) -> String { "\(delivery.message):\(delivery.registrationID)" }
+    static func id(of delivery: FanoutStore.Delivery) -> String { String(delivery.id) }
 
     /// A message read before, when still cached.
     func cached(_ id: Int64) -> Message? { messages[id] }

@@ -69,5 +69,31 @@ enum PushSchema {
         Migration("push-3", """
             CREATE INDEX cids_created ON cids (created_at);
             """),
+        // Deliveries keyed by an integer in the order they were expanded: leasing, settling and
+        // retrying a row find it by that number instead of comparing text keys (measured: the
+        // text primary key's seeks were a fifth of the fan-out's time). The (message,
+        // registration_id) pair stays unique: at most one notification per msg_id and device.
+        Migration("push-4", """
+            CREATE TABLE deliveries_by_id (
+                id INTEGER PRIMARY KEY,          -- never reused: rows are not deleted
+                message INTEGER NOT NULL,
+                registration_id TEXT NOT NULL,
+                token TEXT NOT NULL,
+                production INTEGER NOT NULL,
+                badge INTEGER,
+                status INTEGER NOT NULL DEFAULT 0,
+                reason TEXT,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                due REAL NOT NULL,
+                leased INTEGER NOT NULL DEFAULT 0
+            );
+            INSERT INTO deliveries_by_id (message, registration_id, token, production, badge, status, reason, attempts, due, leased)
+                SELECT message, registration_id, token, production, badge, status, reason, attempts, due, leased FROM deliveries
+                ORDER BY due, message, registration_id;
+            DROP TABLE deliveries;
+            ALTER TABLE deliveries_by_id RENAME TO deliveries;
+            CREATE UNIQUE INDEX deliveries_target ON deliveries (message, registration_id);
+            CREATE INDEX deliveries_due ON deliveries (due) WHERE status = 0 AND leased = 0;
+            """),
     ]
 }

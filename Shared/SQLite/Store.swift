@@ -20,7 +20,7 @@ public final class Store {
     public init(path: String, migrations: [Migration], durable: Bool = true) throws {
         self.path = path
         db = try Database(path: path)
-        try db.execute("PRAGMA busy_timeout = 5000")
+        db.setBusyWait(milliseconds: 5000)
         if path != Self.memoryPath {
             try db.execute("PRAGMA journal_mode = WAL")
         }

@@ -1,0 +1,107 @@
+import Client
+import Foundation
+import Runtime
+import Schema
+import SQLite
+import ZeroMQ
+
+/// The expanding half of the fan-out, on a thread of its own with its own connection to the push
+/// database and its own client of the gateway: turns each accepted message's audience into
+/// deliveries a page at a time (committed with the page's cursor, so a restart resumes after the
+/// last committed page) while the sending half keeps the senders busy, and rings the sending
+/// half's doorbell after each page. It stays at most `--backlog` notifications ahead of the answers.
+///
+/// Made on the main thread and then used only by the thread `Fanout.start` gives it (hence unchecked Sendable).
+final class Expander: @unchecked Sendable {
+    private let store: Store
+    private let gateway: ServiceCaller
+    private let settings: PushSettings
+    private let logger: Logger
+    private let fanout = FanoutStore()
+    private let pagesReady: Doorbell
+    /// When a message whose page could not be expanded may be tried again (row id → Unix seconds).
+    private var expandAfter: [Int64: Double] = [:]
+
+    init(store: Store, gateway: ServiceCaller, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
+        self.store = store
+        self.gateway = gateway
+        self.settings = settings
+        self.logger = logger
+        self.pagesReady = pagesReady
+    }
+
+    /// Runs until `stopper` is requested; between messages it looks for new ones every `idle` ms.
+    func run(until stopper: Stopper) throws {
+        let stop = try stopper.makeReceiver()
+        let ringer = try pagesReady.makeRinger()
+        defer { stop.close(); ringer.close() }
+        while !stopper.isRequested {
+            do {
+                if try expand(now: Date().timeIntervalSince1970) {
+                    Doorbell.ring(ringer)
+                    continue
+                }
+                var poller = Poller([stop])
+                _ = try poller.poll(timeout: Self.idleMilliseconds)
+            } catch {
+                // The database busy past its timeout, say: nothing was committed, so the pass is redone.
+                logger.warning("an expansion pass failed; trying again in a second", ["error": error])
+                usleep(1_000_000)
+            }
+        }
+    }
+
+    /// How often an idle expander looks for a new message: a fired local notification waits at most this long.
+    static let idleMilliseconds = 20
+
+    /// Expands one page of the oldest open message, or the whole of it and of the direct messages of
+    /// its app after it (one `device.tokens` and one transaction for many fired local
+    /// notifications), unless enough is queued already. True when it did.
+    private func expand(now: Double) throws -> Bool {
+        guard try store.read({ db in try fanout.backlog(db) }) < settings.backlog else { return false }
+        let open = try store.read { db in try fanout.open(db, limit: Self.directBatch) }
+            .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
+        guard let first = open.first else { return false }
+        let pager = AudiencePager(gateway: gateway, pageSize: settings.pageSize)
+        do {
+            let plan = try WireCodec.decode(PushPlan.self, from: first.plan)
+            var batch: [(message: FanoutStore.OpenMessage, plan: PushPlan)] = [(first, plan)]
+            let direct = AudiencePager.isDirect(plan, pageSize: settings.pageSize)
+            if direct {
+                // As many as one device.tokens takes (a page), oldest first.
+                var devices = plan.target.registrationIDs?.count ?? 0
+                for message in open.dropFirst() where message.appKey == first.appKey {
+                    guard let other = try? WireCodec.decode(PushPlan.self, from: message.plan),
+                          AudiencePager.isDirect(other, pageSize: settings.pageSize),
+                          devices + (other.target.registrationIDs?.count ?? 0) <= settings.pageSize else { break }
+                    devices += other.target.registrationIDs?.count ?? 0
+                    batch.append((message, other))
+                }
+            }
+            let pages = direct ? try pager.direct(batch, appKey: first.appKey) : [try pager.next(first, plan: plan)]
+            try store.write { db in
+                for ((message, _), page) in zip(batch, pages) {
+                    try fanout.commitPage(db, message: message.id, deliveries: page.deliveries(now: now), looked: page.looked,
+                                          nextCursor: page.nextCursor, total: page.total)
+                }
+            }
+            for (message, _) in batch { expandAfter[message.id] = nil }
+        } catch let error as CommandError where error.code != .timeout && error.code != .internalError {
+            // A service refused the message's audience for good (it changed since the push was
+            // checked): the message ends with what it has, rather than block the ones behind it.
+            logger.warning("a message's audience was refused; it ends here", ["msg_id": first.msgID, "code": error.code.rawValue,
+                                                                              "message": error.message])
+            try store.write { db in
+                try fanout.commitPage(db, message: first.id, deliveries: [], looked: 0, nextCursor: nil, total: nil)
+            }
+        } catch {
+            logger.warning("an audience page could not be expanded; trying again in a few seconds",
+                           ["msg_id": first.msgID, "error": error])
+            expandAfter[first.id] = now + 2
+        }
+        return true
+    }
+
+    /// Direct messages (a device or a few each) expanded together.
+    static let directBatch = 256
+}

@@ -1,0 +1,86 @@
+import Foundation
+import SQLite
+import Testing
+import Worker
+@testable import PushKit
+
+/// The push service's table of deliveries: what the move to integer keys (push-4) keeps, and the
+/// lease that hands each due delivery to one sender.
+@Suite("Push deliveries table")
+struct PushDeliveriesTableTests {
+    static func openStore(_ path: String, through last: String? = nil) throws -> Store {
+        var own = PushSchema.migrations
+        if let last, let end = own.firstIndex(where: { $0.id == last }) { own = Array(own[...end]) }
+        return try Store(path: path, migrations: ServiceStorage.migrations(own))
+    }
+
+    static func addMessage(_ db: Database, id: Int64, state: String = "sending") throws {
+        try db.run("INSERT INTO messages (id, msg_id, app_key, plan, state, created_at) VALUES (?, ?, 'app', '{}', ?, 0)", id, "m\(id)", state)
+    }
+
+    @Test("push-4 keeps every delivery with its state, and a device stays one delivery per message")
+    func migrationKeepsDeliveries() throws {
+        let path = TestPaths.temporaryDirectory("push-deliveries") + "/push.sqlite"
+        do {
+            let old = try Self.openStore(path, through: "push-3")
+            try old.write { db in
+                try Self.addMessage(db, id: 7)
+                let rows: [(String, Int, Int)] = [("r1", 0, 0), ("r2", 1, 0), ("r3", 0, 2), ("r4", 0, 1)]
+                for (id, status, leased) in rows {
+                    try db.run("INSERT INTO deliveries (message, registration_id, token, production, status, due, leased) VALUES (7, ?, 'tok', 0, ?, 5, ?)",
+                               id, status, leased)
+                }
+            }
+        }
+        let store = try Self.openStore(path)
+        let kept = try store.read { db in
+            try db.rows("SELECT registration_id, status, leased FROM deliveries ORDER BY registration_id").map {
+                "\($0[0].string ?? "?"):\($0[1].int ?? -1):\($0[2].int ?? -1)"
+            }
+        }
+        #expect(kept == ["r1:0:0", "r2:1:0", "r3:0:2", "r4:0:1"])
+        let again = try store.write { db in
+            try db.run("INSERT OR IGNORE INTO deliveries (message, registration_id, token, production, due) VALUES (7, 'r1', 'tok', 0, 5)")
+        }
+        #expect(again == 0, "the (message, registration_id) pair is still unique")
+
+        // The lease left by the process that wrote the old table is released as at any start;
+        // the parked (withdrawn) one stays parked, the sent one is not sent again.
+        let fanout = FanoutStore()
+        try store.write { db in try fanout.releaseLeases(db) }
+        let leased = try store.write { db in try fanout.lease(db, now: 10, limit: 10) }
+        #expect(Set(leased.map(\.registrationID)) == ["r1", "r4"])
+    }
+
+    @Test("a lease hands each due delivery once, oldest due first, and none before it is due")
+    func leaseHandsEachOnce() throws {
+        let store = try Self.openStore(TestPaths.temporaryDirectory("push-lease") + "/push.sqlite")
+        let fanout = FanoutStore()
+        try store.write { db in
+            try Self.addMessage(db, id: 1)
+            let page = (0..<5).map { n in (registrationID: "r\(n)", token: "t\(n)", production: false, badge: Int?.none, due: Double(100 - n)) }
+            #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 5)
+            #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 0, "a page redone adds nothing")
+        }
+        #expect(try store.read { db in try fanout.backlog(db) } == 5)
+        let first = try store.write { db in try fanout.lease(db, now: 98, limit: 2) }
+        #expect(Set(first.map(\.registrationID)) == ["r4", "r3"], "the two due first")
+        let second = try store.write { db in try fanout.lease(db, now: 98, limit: 10) }
+        #expect(second.map(\.registrationID) == ["r2"], "leased ones are not handed again; later ones are not due")
+        let rest = try store.write { db in try fanout.lease(db, now: 200, limit: 10) }
+        #expect(Set(rest.map(\.registrationID)) == ["r1", "r0"])
+        #expect(Set((first + second + rest).map(\.id)).count == 5, "each delivery has its own id")
+
+        try store.write { db in
+            try fanout.sent(db, first[0])
+            try fanout.failed(db, first[1], reason: "BadDeviceToken")
+            try fanout.unlease(db, second[0], due: 150)
+            try fanout.tally(db, message: 1, sent: 1, failed: 1)
+        }
+        #expect(try store.read { db in try fanout.backlog(db) } == 3, "the backlog is what is not answered yet")
+        try store.write { db in try fanout.releaseLeases(db) }
+        let again = try store.write { db in try fanout.lease(db, now: 200, limit: 10) }
+        #expect(Set(again.map(\.registrationID)) == ["r2", "r1", "r0"], "after a restart the unanswered ones are due again, the answered ones not")
+        #expect(try store.read { db in try fanout.nextDue(db) } == nil)
+    }
+}
