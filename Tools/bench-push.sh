@@ -43,6 +43,10 @@ start_nghttpd ""
 printf '{"aps":{"alert":"Hello from the benchmark","badge":1},"_j_msgid":"1000000001"}' >"$work/payload.json"
 ceiling=$(h2load -n 200000 -c 1 -m 100 -d "$work/payload.json" -H 'apns-topic: com.example.bench' -H 'apns-push-type: alert' \
     "https://127.0.0.1:$port/3/device/00aa" 2>&1 | awk '/^finished in/ {gsub(",", "", $4); print $4}')
+# The floor of the transport the issue prescribes: PushBus's own HTTP2Client (libcurl's multi
+# interface) posting the same payload on one connection, 100 streams at a time, nothing else running.
+transport=$("$bin/h2probe" --url "https://127.0.0.1:$port/3/device/00aa" --ca-file "$work/tls.crt" --requests 100000 --batch 100 \
+    --max-streams 100 --body-file "$work/payload.json" 2>&1 | sed -n 's/.*rate=\([0-9]*\)\/s.*/\1/p')
 
 # The recording that loads the stack: the app, every device registered with an APNs token, and a
 # tag on each; replayed as fast as the stack takes it. Local notifications for the burst go last,
@@ -138,17 +142,19 @@ for _ in $(seq 1 120); do
     sleep 1
 done
 
-python3 - "$ceiling" "$devices" "$sent_at" "$done_at" "$before" "$after" "$work/load.json" "$load_seconds" \
+python3 - "$ceiling" "$transport" "$devices" "$sent_at" "$done_at" "$before" "$after" "$work/load.json" "$load_seconds" \
     "$work/nghttpd.log" "$nghttpd_started" "$due" "$burst" "$replicas" <<'PY'
 import json, re, sys
-ceiling, devices, sent_at, done_at = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-before, after, load = json.loads(sys.argv[5]), json.loads(sys.argv[6]), json.load(open(sys.argv[7]))
-load_seconds, log, started, due, burst, replicas = float(sys.argv[8]), sys.argv[9], float(sys.argv[10]), int(sys.argv[11]), int(sys.argv[12]), sys.argv[13]
+ceiling, transport = float(sys.argv[1]), float(sys.argv[2] or 0)
+devices, sent_at, done_at = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+before, after, load = json.loads(sys.argv[6]), json.loads(sys.argv[7]), json.load(open(sys.argv[8]))
+load_seconds, log, started, due, burst, replicas = float(sys.argv[9]), sys.argv[10], float(sys.argv[11]), int(sys.argv[12]), int(sys.argv[13]), sys.argv[14]
 seconds = done_at - sent_at
 rate = devices / seconds
 print(f"| push to a tag of {devices:,} devices, apns replicas {replicas} | value |")
 print("| --- | --- |")
 print(f"| h2load ceiling against the same nghttpd (1 connection, 100 streams) | {ceiling:,.0f} req/s |")
+print(f"| libcurl transport alone (h2probe: the apns sender's HTTP2Client, 100 streams, nothing else running) | {transport:,.0f} req/s ({transport / ceiling:.2f} of the ceiling) |")
 print(f"| PushBus: notifications/s (push.send → the last answer) | {rate:,.0f} /s ({rate / ceiling:.2f} of the ceiling) |")
 print(f"| time to the last one | {seconds:.1f} s |")
 print(f"| loading the devices (register + tag, replayed) | {load_seconds:.0f} s ({load.get('commands_per_second', 0):,.0f} commands/s) |")

@@ -76,11 +76,7 @@ struct MessageStore {
     /// Messages with answers not yet told to analytics: at most `limit` of them, each with the
     /// new sends and failures by reason; marked told, in the caller's transaction.
     func takeUnreported(_ db: Database, limit: Int) throws -> [PushDeliveredEvent] {
-        let rows = try db.rows("""
-            SELECT id, app_key, msg_id, sent - sent_reported FROM messages WHERE sent > sent_reported
-            UNION SELECT m.id, m.app_key, m.msg_id, m.sent - m.sent_reported FROM failures f JOIN messages m ON m.id = f.message
-            WHERE f.count > f.reported LIMIT ?
-            """, limit)
+        let rows = try db.rows(Self.unreportedQuery, limit)
         var events: [PushDeliveredEvent] = []
         for row in rows {
             guard case .integer(let id) = row[0], let appKey = row[1].string, let msgID = row[2].string else { continue }
@@ -94,6 +90,13 @@ struct MessageStore {
         }
         return events
     }
+
+    /// Messages with sends or failures not told yet; by the partial indexes of push-5.
+    static let unreportedQuery = """
+        SELECT id, app_key, msg_id, sent - sent_reported FROM messages WHERE sent > sent_reported
+        UNION SELECT m.id, m.app_key, m.msg_id, m.sent - m.sent_reported FROM failures f JOIN messages m ON m.id = f.message
+        WHERE f.count > f.reported LIMIT ?
+        """
 
     /// Stops a message: its unsent deliveries are parked for good and no page is expanded any more.
     func withdraw(_ db: Database, message: Int64) throws {

@@ -4,10 +4,10 @@ import Testing
 import Worker
 @testable import PushKit
 
-/// The push service's table of deliveries: what the move to integer keys (push-4) keeps, and the
-/// lease that hands each due delivery to one sender.
-@Suite("Push deliveries table")
-struct PushDeliveriesTableTests {
+/// The push service's tables: what the move to integer keys (push-4) keeps, the lease that hands
+/// each due delivery to one sender, and the report to analytics found by index.
+@Suite("Push tables")
+struct PushTablesTests {
     static func openStore(_ path: String, through last: String? = nil) throws -> Store {
         var own = PushSchema.migrations
         if let last, let end = own.firstIndex(where: { $0.id == last }) { own = Array(own[...end]) }
@@ -82,5 +82,26 @@ struct PushDeliveriesTableTests {
         let again = try store.write { db in try fanout.lease(db, now: 200, limit: 10) }
         #expect(Set(again.map(\.registrationID)) == ["r2", "r1", "r0"], "after a restart the unanswered ones are due again, the answered ones not")
         #expect(try store.read { db in try fanout.nextDue(db) } == nil)
+    }
+
+    @Test("what is still to tell analytics is found by index, not by reading every message")
+    func unreportedByIndex() throws {
+        let store = try Self.openStore(TestPaths.temporaryDirectory("push-report") + "/push.sqlite")
+        let plan = try store.read { db in
+            try db.rows("EXPLAIN QUERY PLAN " + MessageStore.unreportedQuery, 200).compactMap { $0[3].string }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX messages_unreported") }, "\(plan)")
+        #expect(plan.contains { $0.contains("USING INDEX failures_unreported") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN messages") && !$0.contains("INDEX") }, "\(plan)")
+
+        let messages = MessageStore()
+        try store.write { db in
+            for id in Int64(1)...3 { try Self.addMessage(db, id: id) }
+            try db.run("UPDATE messages SET sent = 2 WHERE id = 2")
+            try db.run("INSERT INTO failures (message, reason, count) VALUES (3, 'BadDeviceToken', 1)")
+        }
+        let told = try store.write { db in try messages.takeUnreported(db, limit: 10) }
+        #expect(Set(told.map(\.msgID)) == ["m2", "m3"])
+        #expect(try store.write { db in try messages.takeUnreported(db, limit: 10) }.isEmpty, "each answer is told once")
     }
 }
