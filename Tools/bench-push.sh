@@ -7,13 +7,13 @@
 # notifications due in the same second, each delivered to its device as an APNs alert: lateness
 # from the due time to the stand-in, p50/p99 (the stand-in here is nghttpd -v, whose frame log gives
 # each request's arrival). Prints a Markdown table.
-# Usage: bench-push.sh [DEVICES] [BURST] [APNS_REPLICAS]
+# Usage: bench-push.sh [DEVICES] [BURST] [APNS_REPLICAS] (defaults 1000000 10000 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$PWD/.build/release
 devices=${1:-1000000}
 burst=${2:-10000}
-replicas=${3:-1}
+replicas=${3:-2}
 port=18580
 base=18555
 # Not under /tmp: nghttpd gets a tmpfs of its own there, which would hide the certificate.
