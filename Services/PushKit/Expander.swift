@@ -9,7 +9,7 @@ import ZeroMQ
 /// database and its own client of the gateway: turns each accepted message's audience into
 /// deliveries a page at a time (committed with the page's cursor, so a restart resumes after the
 /// last committed page) while the sending half keeps the senders busy, and rings the sending
-/// half's doorbell after each page. It stays at most `--backlog` notifications ahead of the answers.
+/// half's doorbell after each page. It pauses while `--backlog` notifications are due and unsent.
 ///
 /// Made on the main thread and then used only by the thread `Fanout.start` gives it (hence unchecked Sendable).
 final class Expander: @unchecked Sendable {
@@ -21,6 +21,8 @@ final class Expander: @unchecked Sendable {
     private let pagesReady: Doorbell
     /// When a message whose page could not be expanded may be tried again (row id → Unix seconds).
     private var expandAfter: [Int64: Double] = [:]
+    /// Whether the last pass found enough queued: the next look is then later.
+    private var backlogFull = false
 
     init(store: Store, gateway: ServiceCaller, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
         self.store = store
@@ -42,7 +44,7 @@ final class Expander: @unchecked Sendable {
                     continue
                 }
                 var poller = Poller([stop])
-                _ = try poller.poll(timeout: Self.idleMilliseconds)
+                _ = try poller.poll(timeout: backlogFull ? Self.fullMilliseconds : Self.idleMilliseconds)
             } catch {
                 // The database busy past its timeout, say: nothing was committed, so the pass is redone.
                 logger.warning("an expansion pass failed; trying again in a second", ["error": error])
@@ -53,12 +55,15 @@ final class Expander: @unchecked Sendable {
 
     /// How often an idle expander looks for a new message: a fired local notification waits at most this long.
     static let idleMilliseconds = 20
+    /// How often it looks again while the senders have `--backlog` notifications queued (seconds' worth).
+    static let fullMilliseconds = 100
 
     /// Expands one page of the oldest open message, or the whole of it and of the direct messages of
     /// its app after it (one `device.tokens` and one transaction for many fired local
     /// notifications), unless enough is queued already. True when it did.
     private func expand(now: Double) throws -> Bool {
-        guard try store.read({ db in try fanout.backlog(db) }) < settings.backlog else { return false }
+        backlogFull = try store.read { db in try fanout.isBacklogFull(db, now: now, limit: settings.backlog) }
+        guard !backlogFull else { return false }
         let open = try store.read { db in try fanout.open(db, limit: Self.directBatch) }
             .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
         guard let first = open.first else { return false }

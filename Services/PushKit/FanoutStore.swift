@@ -77,10 +77,17 @@ struct FanoutStore {
         }
     }
 
-    /// Notifications accepted and not answered yet (queued, in flight or waiting for a retry), over
-    /// the messages being sent: what the fan-out has ahead of it before it expands another page.
-    func backlog(_ db: Database) throws -> Int {
-        try db.value("SELECT COALESCE(SUM(pending), 0) FROM messages WHERE state = 'sending'").int ?? 0
+    /// Whether at least `limit` notifications are due and not handed to a sender yet: the fan-out
+    /// is far enough ahead and expands no more pages for now. Rows waiting for a retry later do not
+    /// count, so one app's throttled notifications do not hold back another app's push.
+    func isBacklogFull(_ db: Database, now: Double, limit: Int) throws -> Bool {
+        // What is not answered yet, over the messages being sent, bounds what is due: when it is
+        // below the limit (most passes) the rows are not counted.
+        let pending = try db.value("SELECT COALESCE(SUM(pending), 0) FROM messages WHERE state = 'sending'").int ?? 0
+        guard pending >= limit else { return false }
+        let due = try db.value("SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE status = 0 AND leased = 0 AND due <= ? LIMIT ?)",
+                               now, limit).int ?? 0
+        return due >= limit
     }
 
     /// When the next delivery not leased falls due, if any.

@@ -12,7 +12,7 @@ public struct PushSettings: Options {
     public var maxAttempts = 5
     /// Seconds a sender may take over one `apns.send` before its notifications are queued again.
     public var senderTimeoutSeconds = 30
-    /// Notifications accepted and not yet answered before the fan-out stops expanding pages.
+    /// Due notifications queued unsent before the fan-out stops expanding pages.
     public var backlog = 5000
     /// How long push.send waits for tagging's answer on whether its audience has a device (and
     /// push.status for analytics'): the worker waits meanwhile, so it is short.
@@ -28,6 +28,6 @@ public struct PushSettings: Options {
         .int("sender-timeout", \.senderTimeoutSeconds, in: 1...600, help: "Seconds an apns sender may take over one request before its notifications are queued again."),
         .int("check-timeout-ms", \.checkTimeoutMilliseconds, in: 50...10_000,
              help: "How long push.send waits for tagging to say whether its audience has a device (and push.status for analytics); past it the request is answered 6002."),
-        .int("backlog", \.backlog, in: 100...1_000_000, help: "Notifications expanded and not yet answered (queued, in flight or waiting for a retry) before the fan-out pauses expanding audience pages."),
+        .int("backlog", \.backlog, in: 100...1_000_000, help: "Due notifications waiting unsent before the fan-out pauses expanding audience pages (bounds the work queued, not memory: it is on disk)."),
     ]
 }

@@ -62,7 +62,8 @@ struct PushTablesTests {
             #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 5)
             #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 0, "a page redone adds nothing")
         }
-        #expect(try store.read { db in try fanout.backlog(db) } == 5)
+        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 200, limit: 5) })
+        #expect(try store.read { db in try !fanout.isBacklogFull(db, now: 98, limit: 5) }, "rows not due yet are not a backlog")
         let first = try store.write { db in try fanout.lease(db, now: 98, limit: 2) }
         #expect(Set(first.map(\.registrationID)) == ["r4", "r3"], "the two due first")
         let second = try store.write { db in try fanout.lease(db, now: 98, limit: 10) }
@@ -77,11 +78,30 @@ struct PushTablesTests {
             try fanout.unlease(db, second[0], due: 150)
             try fanout.tally(db, message: 1, sent: 1, failed: 1)
         }
-        #expect(try store.read { db in try fanout.backlog(db) } == 3, "the backlog is what is not answered yet")
+        // Due and unsent now: r2 alone (r4 and r3 answered, r1 and r0 with a sender).
+        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 200, limit: 1) })
+        #expect(try store.read { db in try !fanout.isBacklogFull(db, now: 200, limit: 2) }, "leased and answered rows are not a backlog")
         try store.write { db in try fanout.releaseLeases(db) }
         let again = try store.write { db in try fanout.lease(db, now: 200, limit: 10) }
         #expect(Set(again.map(\.registrationID)) == ["r2", "r1", "r0"], "after a restart the unanswered ones are due again, the answered ones not")
         #expect(try store.read { db in try fanout.nextDue(db) } == nil)
+    }
+
+    @Test("notifications waiting for a retry later do not hold back another message's pages")
+    func retriesAreNotABacklog() throws {
+        let store = try Self.openStore(TestPaths.temporaryDirectory("push-backlog") + "/push.sqlite")
+        let fanout = FanoutStore()
+        try store.write { db in
+            try Self.addMessage(db, id: 1)
+            let page = (0..<10).map { n in (registrationID: "r\(n)", token: "t\(n)", production: false, badge: Int?.none, due: 100.0) }
+            try fanout.commitPage(db, message: 1, deliveries: page, looked: 10, nextCursor: nil, total: 10)
+        }
+        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 100, limit: 10) })
+        let leased = try store.write { db in try fanout.lease(db, now: 100, limit: 10) }
+        // APNs throttles the app: every one of them is to be tried again in an hour.
+        try store.write { db in for delivery in leased { try fanout.retry(db, delivery, due: 3700) } }
+        #expect(try store.read { db in try !fanout.isBacklogFull(db, now: 101, limit: 10) })
+        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 3700, limit: 10) }, "due again, they count again")
     }
 
     @Test("what is still to tell analytics is found by index, not by reading every message")
