@@ -21,8 +21,16 @@ final class Expander: @unchecked Sendable {
     private let pagesReady: Doorbell
     /// When a message whose page could not be expanded may be tried again (row id → Unix seconds).
     private var expandAfter: [Int64: Double] = [:]
-    /// Whether the last pass found enough queued: the next look is then later.
-    private var backlogFull = false
+
+    /// What one pass did, and so how soon the next one comes.
+    private enum Pass {
+        /// A page (or a batch of direct messages) was committed, or a message ended: at once.
+        case expanded
+        /// No message waits: in `idleMilliseconds`.
+        case idle
+        /// `--backlog` notifications are due and unsent: in `fullMilliseconds`.
+        case backlogFull
+    }
 
     init(store: Store, gateway: ServiceCaller, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
         self.store = store
@@ -32,19 +40,23 @@ final class Expander: @unchecked Sendable {
         self.pagesReady = pagesReady
     }
 
-    /// Runs until `stopper` is requested; between messages it looks for new ones every `idle` ms.
+    /// Runs until `stopper` is requested; between messages it looks for new ones every `idleMilliseconds`.
     func run(until stopper: Stopper) throws {
         let stop = try stopper.makeReceiver()
         let ringer = try pagesReady.makeRinger()
         defer { stop.close(); ringer.close() }
         while !stopper.isRequested {
             do {
-                if try expand(now: Date().timeIntervalSince1970) {
+                let wait: Int
+                switch try expand(now: Date().timeIntervalSince1970) {
+                case .expanded:
                     Doorbell.ring(ringer)
                     continue
+                case .idle: wait = Self.idleMilliseconds
+                case .backlogFull: wait = Self.fullMilliseconds
                 }
                 var poller = Poller([stop])
-                _ = try poller.poll(timeout: backlogFull ? Self.fullMilliseconds : Self.idleMilliseconds)
+                _ = try poller.poll(timeout: wait)
             } catch {
                 // The database busy past its timeout, say: nothing was committed, so the pass is redone.
                 logger.warning("an expansion pass failed; trying again in a second", ["error": error])
@@ -60,13 +72,12 @@ final class Expander: @unchecked Sendable {
 
     /// Expands one page of the oldest open message, or the whole of it and of the direct messages of
     /// its app after it (one `device.tokens` and one transaction for many fired local
-    /// notifications), unless enough is queued already. True when it did.
-    private func expand(now: Double) throws -> Bool {
-        backlogFull = try store.read { db in try fanout.isBacklogFull(db, now: now, limit: settings.backlog) }
-        guard !backlogFull else { return false }
+    /// notifications), unless enough is queued already.
+    private func expand(now: Double) throws -> Pass {
+        guard try !store.read({ db in try fanout.isBacklogFull(db, now: now, limit: settings.backlog) }) else { return .backlogFull }
         let open = try store.read { db in try fanout.open(db, limit: Self.directBatch) }
             .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
-        guard let first = open.first else { return false }
+        guard let first = open.first else { return .idle }
         let pager = AudiencePager(gateway: gateway, pageSize: settings.pageSize)
         do {
             let plan = try WireCodec.decode(PushPlan.self, from: first.plan)
@@ -104,7 +115,7 @@ final class Expander: @unchecked Sendable {
                            ["msg_id": first.msgID, "error": error])
             expandAfter[first.id] = now + 2
         }
-        return true
+        return .expanded
     }
 
     /// Direct messages (a device or a few each) expanded together.

@@ -15,7 +15,7 @@ import ZeroMQ
 /// backoff honouring `retry-after`. Tokens APNs reports dead are disabled in registration. Two
 /// threads, so that the senders are kept busy while a page's bus calls are waited on.
 ///
-/// Made on the main thread and then used only by the thread `start` gives it (hence unchecked Sendable).
+/// Made on the main thread and then used only by the sending thread `start` gives it (hence unchecked Sendable).
 public final class Fanout: @unchecked Sendable {
     private let store: Store
     private let gateway: ServiceCaller
@@ -193,4 +193,3 @@ public final class Fanout: @unchecked Sendable {
         return max(1, min(100, Int((due - now) * 1000)))
     }
 }
-

@@ -8,12 +8,13 @@ extension Database {
     /// after another connection's short transaction had ended (measured: the push fan-out's two
     /// threads each waited more than they worked).
     public func setBusyWait(milliseconds: Int) {
-        let tries = Self.fineTries + max(0, milliseconds - Self.fineTries / 10)
-        sqlite3_busy_handler(handle, { limit, tries in
-            guard Int(tries) < Int(bitPattern: limit) else { return 0 }
-            usleep(Int(tries) < Database.fineTries ? 100 : 1000)
+        // The limit travels as the handler's context pointer: a C callback captures nothing.
+        let maxTries = Self.fineTries + max(0, milliseconds - Self.fineTries / 10)
+        sqlite3_busy_handler(handle, { maxTries, triedSoFar in
+            guard Int(triedSoFar) < Int(bitPattern: maxTries) else { return 0 }
+            usleep(Int(triedSoFar) < Database.fineTries ? 100 : 1000)
             return 1
-        }, UnsafeMutableRawPointer(bitPattern: tries))
+        }, UnsafeMutableRawPointer(bitPattern: maxTries))
     }
 
     /// Tries 0.1 ms apart before the waits grow to 1 ms: the first 10 ms.

@@ -18,6 +18,11 @@ struct PushTablesTests {
         try db.run("INSERT INTO messages (id, msg_id, app_key, plan, state, created_at) VALUES (?, ?, 'app', '{}', ?, 0)", id, "m\(id)", state)
     }
 
+    /// A page of `count` devices r0, r1 … of message 1, device n due at `due(n)`.
+    static func page(_ count: Int, due: (Int) -> Double) -> [(registrationID: String, token: String, production: Bool, badge: Int?, due: Double)] {
+        (0..<count).map { n in (registrationID: "r\(n)", token: "t\(n)", production: false, badge: Int?.none, due: due(n)) }
+    }
+
     @Test("push-4 keeps every delivery with its state, and a device stays one delivery per message")
     func migrationKeepsDeliveries() throws {
         let path = TestPaths.temporaryDirectory("push-deliveries") + "/push.sqlite"
@@ -58,7 +63,7 @@ struct PushTablesTests {
         let fanout = FanoutStore()
         try store.write { db in
             try Self.addMessage(db, id: 1)
-            let page = (0..<5).map { n in (registrationID: "r\(n)", token: "t\(n)", production: false, badge: Int?.none, due: Double(100 - n)) }
+            let page = Self.page(5) { Double(100 - $0) }
             #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 5)
             #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 0, "a page redone adds nothing")
         }
@@ -93,8 +98,7 @@ struct PushTablesTests {
         let fanout = FanoutStore()
         try store.write { db in
             try Self.addMessage(db, id: 1)
-            let page = (0..<10).map { n in (registrationID: "r\(n)", token: "t\(n)", production: false, badge: Int?.none, due: 100.0) }
-            try fanout.commitPage(db, message: 1, deliveries: page, looked: 10, nextCursor: nil, total: 10)
+            try fanout.commitPage(db, message: 1, deliveries: Self.page(10) { _ in 100 }, looked: 10, nextCursor: nil, total: 10)
         }
         #expect(try store.read { db in try fanout.isBacklogFull(db, now: 100, limit: 10) })
         let leased = try store.write { db in try fanout.lease(db, now: 100, limit: 10) }
