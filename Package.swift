@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "badge", targets: ["badge"]),
         .executable(name: "push", targets: ["push"]),
         .executable(name: "apns", targets: ["apns"]),
+        .executable(name: "api", targets: ["api"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
@@ -95,6 +96,11 @@ let package = Package(
                 path: "Services/ApnsKit"),
         .executableTarget(name: "apns", dependencies: ["ApnsKit", "Runtime", "Worker"], path: "Services/Apns"),
 
+        // The REST API (EngageLab v4, JPush v3): HTTP on libmicrohttpd, each call signed bus commands.
+        .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Schema", "Runtime", "ZeroMQ", "CMicroHTTPD"],
+                path: "Services/ApiKit"),
+        .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ"], path: "Services/Api"),
+
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "JSON", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
@@ -128,7 +134,7 @@ let package = Package(
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "JWT", "HTTP2Client", "Credentials"],
+                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "JWT", "HTTP2Client", "Credentials"],
                     path: "Tests/PushBusTests"),
     ]
 )

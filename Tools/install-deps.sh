@@ -2,7 +2,8 @@
 # Installs what PushBus needs on a fresh Debian machine with Swift: the C libraries (libzmq, SQLite,
 # OpenSSL's libcrypto, libmicrohttpd, libcurl with HTTP/2) through apt; for the tests pyzmq (the
 # interop MDP client), kubernetes-validate (the manifest checks) and hypercorn, h2 and cryptography
-# (the APNs stand-in, Tests/apns); for the benchmarks nghttpd and h2load. Does nothing when all is there.
+# (the APNs stand-in, Tests/apns), the official EngageLab and JPush server SDKs and
+# openapi-spec-validator (the REST API, Tests/api); for the benchmarks nghttpd and h2load. Does nothing when all is there.
 set -euo pipefail
 
 packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev)
@@ -28,6 +29,11 @@ if [ "${1:-}" = "--test" ]; then
     if ! python3 -c 'import hypercorn, h2, cryptography' 2>/dev/null; then
         echo "installing hypercorn, h2 and cryptography for the APNs stand-in"
         python3 -m pip install --quiet hypercorn h2 cryptography
+    fi
+    # The REST API's clients: the official server SDKs (never the unrelated `engagelab` placeholder).
+    if ! python3 -c 'import engagelab.client, jpush, openapi_spec_validator' 2>/dev/null; then
+        echo "installing engagelab-apppush, jpush and openapi-spec-validator for the REST API tests"
+        python3 -m pip install --quiet "engagelab-apppush==0.1.1" "jpush==3.4.1" openapi-spec-validator
     fi
     if ! python3 -c 'import kubernetes_validate' 2>/dev/null; then
         echo "installing kubernetes-validate for the manifest checks"

@@ -25,14 +25,16 @@ struct DeviceIndex {
         return Entry(id: Int64(row[0].int ?? 0), appKey: row[1].string ?? "", alias: row[2].string, tagText: row[3].string ?? "")
     }
 
-    /// The device's entry, created on first use; 1008 when it belongs to another app, or when it was
+    /// The device's entry, created on first use unless `mayCreate` is false (its app's server names
+    /// it: only a device's own request, whose proof registration's secret made, may make it known); 1008 when it belongs to another app, or when it was
     /// deleted (whoever signed: a deleted device never comes back).
-    func entry(_ db: Database, registrationID: String, appKey: String) throws -> Entry {
+    func entry(_ db: Database, registrationID: String, appKey: String, mayCreate: Bool = true) throws -> Entry {
         if let found = try find(db, registrationID: registrationID) {
             guard found.appKey == appKey else { throw CommandError(.appKeyInvalid, "registration_id belongs to another app_key") }
             return found
         }
         guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
+        guard mayCreate else { throw CommandError.invalid("unknown registration_id: no device of this app_key is registered with it") }
         try db.run("INSERT INTO devices (registration_id, app_key) VALUES (?, ?)", registrationID, appKey)
         return Entry(id: db.lastInsertRowID, appKey: appKey, alias: nil, tagText: "")
     }

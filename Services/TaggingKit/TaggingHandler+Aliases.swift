@@ -8,7 +8,7 @@ extension TaggingHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let alias = try TagRules.validateAlias(p.alias)
         try countSet(keys.id)
-        let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+        let device = try entry(db, keys)
         guard device.alias != alias else { return AliasReply(alias: alias) }
         guard try devices.countDevices(db, appKey: keys.app, alias: alias) < aliasMaxDevices else {
             throw CommandError(.invalidRequest, "alias is already bound to \(aliasMaxDevices) devices, the most allowed")

@@ -15,7 +15,7 @@ extension TaggingHandler {
         let now = clock()
         let expiry = try p.expiresAt.map { text throws(CommandError) in try Self.expiry(text) }
         if let expiry, expiry <= now { throw CommandError.invalid("expires_at is in the past") }
-        let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+        let device = try entry(db, keys)
         try channels.subscribe(db, device: device.id, appKey: keys.app, channel: channel, expiresAt: expiry,
                                backgroundPush: p.backgroundPush ?? false)
         try refreshExpiry(db)
@@ -65,7 +65,7 @@ extension TaggingHandler {
             if let expiry, expiry <= now { continue }
             wanted[channel] = (expiry, entry.backgroundPush ?? false)
         }
-        let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+        let device = try entry(db, keys)
         try channels.removeAll(db, device: device.id)
         for (channel, setting) in wanted {
             try channels.subscribe(db, device: device.id, appKey: keys.app, channel: channel,

@@ -41,6 +41,13 @@ extension TaggingHandler {
         (try Validate.appKey(appKey), try Validate.registrationID(registrationID))
     }
 
+    /// The device's entry for a change; only the device itself may make an unknown one known, its app's
+    /// server may change only devices tagging has learnt are the app's (a made-up or another app's
+    /// registration ID is refused, never claimed).
+    func entry(_ db: Database, _ keys: (app: String, id: String)) throws -> DeviceIndex.Entry {
+        try devices.entry(db, registrationID: keys.id, appKey: keys.app, mayCreate: !signedByApp)
+    }
+
     /// A device that may have no entry yet (reads): nil when unknown, 1008 when another app's.
     func knownDevice(_ db: Database, app: String, id: String) throws -> DeviceIndex.Entry? {
         guard let found = try devices.find(db, registrationID: id) else { return nil }

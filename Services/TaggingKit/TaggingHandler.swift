@@ -19,6 +19,8 @@ public final class TaggingHandler: RequestHandler {
     let channels = ChannelStore()
     /// More than 10 tag/alias sets in 10 s from one device is 6011.
     var setLimiter = RateLimiter(limit: 10, window: 10)
+    /// Whether the request being handled was signed by its app's server rather than the device.
+    var signedByApp = false
     /// The earliest channel expiry, so the worker wakes to purge it; recomputed after channel writes.
     var nextExpiry: Double?
     let clock: @Sendable () -> Double
@@ -40,6 +42,11 @@ public final class TaggingHandler: RequestHandler {
     var outbox: Outbox { storage.outbox }
 
     public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
+        if case .app? = request.principal { signedByApp = true } else { signedByApp = false }
+        return try dispatch(command, request, in: db)
+    }
+
+    private func dispatch(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         switch command {
         case .tagsAdd: try changeTags(request.decode(TagsChange.self), .add, in: db)
         case .tagsSet: try changeTags(request.decode(TagsChange.self), .set, in: db)
@@ -73,7 +80,7 @@ public final class TaggingHandler: RequestHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let names = try TagRules.validateTags(p.tags)
         try countSet(keys.id)
-        let device = try devices.entry(db, registrationID: keys.id, appKey: keys.app)
+        let device = try entry(db, keys)
         let held = device.tags
         let bound = Set(held)
         var added: [String] = []

@@ -25,6 +25,30 @@ static inline struct MHD_Daemon *pushbus_mhd_start(const struct sockaddr_in *add
                             MHD_OPTION_END);
 }
 
+/// Starts a daemon for a request/response API on `address`: `threads` threads each polling its
+/// share of the connections with epoll (a handler may block one of them on a slow call while the
+/// others serve), the same limits as `pushbus_mhd_start`, `completed` called when a request ends
+/// (to free what the handler kept in its `req_cls`), and the port shared with other processes
+/// that ask for it too (SO_REUSEPORT), so several can serve one address side by side.
+static inline struct MHD_Daemon *pushbus_mhd_start_pool(const struct sockaddr_in *address,
+                                                        MHD_AccessHandlerCallback handler, void *context,
+                                                        MHD_RequestCompletedCallback completed,
+                                                        unsigned int threads, unsigned int connection_limit,
+                                                        unsigned int per_ip_limit, unsigned int timeout_seconds,
+                                                        size_t memory_limit) {
+    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, ntohs(address->sin_port), NULL, NULL,
+                            handler, context,
+                            MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_END);
+}
+
 /// A response that owns a copy of `length` bytes at `body`.
 static inline struct MHD_Response *pushbus_mhd_copied_response(const void *body, size_t length) {
     return MHD_create_response_from_buffer(length, (void *)body, MHD_RESPMEM_MUST_COPY);

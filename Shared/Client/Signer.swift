@@ -18,6 +18,9 @@ public final class Signer {
     /// One of PushBus's own services (its MDP name and credential): signs internal commands
     /// (`events.fetch`) as itself rather than as the admin.
     public var service: (name: String, key: String)?
+    /// Whether `secrets` may give device keys too; the REST API signs only as apps (and the admin),
+    /// so a device command it sends is the app's, checked against the app's devices.
+    public var derivesDeviceKeys = true
     /// Keys derived from `secrets`, so a replay of many requests per device derives each once.
     private var derived = DerivedKeyCache()
 
@@ -109,8 +112,8 @@ public final class Signer {
             }) else { return nil }
             return (.app(appKey: appKey), key)
         case .device:
-            guard let id = registrationID, let appKey, let key = deviceSecrets[id] ?? secrets.map({ secrets in
-                derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) }
+            guard let id = registrationID, let appKey, let key = deviceSecrets[id] ?? secrets.flatMap({ secrets in
+                derivesDeviceKeys ? derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) } : nil
             }) else { return nil }
             return (.device(registrationID: id), key)
         }

@@ -39,7 +39,9 @@ public enum SigningPolicy {
         public func goesUnsigned(namingDevice: Bool) -> Bool { acceptsUnsigned && !namingDevice }
     }
 
-    /// Devices call their own device commands; apps their app-wide queries, MA commands and
+    /// Devices call their own device commands; their app's server may call those of registration and
+    /// tagging too (the REST device API), which refuse a device that is not the app's, and never
+    /// learn a device from the app (badge and the scheduler would, so they stay the device's own); apps their app-wide queries, MA commands and
     /// re-registrations; a device its MA commands but not `ma.erase`, and `stats.report` only a
     /// device; `app.create` the admin; internal commands PushBus's own services and the admin.
     public static func rule(for command: Command?) -> Rule {
@@ -53,19 +55,23 @@ public enum SigningPolicy {
         case .statsReport: return Rule(signers: [.device], acceptsUnsigned: false, device: .optional)
         case _ where command.isAppWide: return Rule(signers: [.app], acceptsUnsigned: false, device: .filter)
         case _ where command.service == .analytics: return Rule(signers: [.device, .app], acceptsUnsigned: false, device: .optional)
+        case _ where command.service == .registration || command.service == .tagging:
+            return Rule(signers: [.device, .app], acceptsUnsigned: false, device: .required)
         default: return Rule(signers: [.device], acceptsUnsigned: false, device: .required)
         }
     }
 
     /// Whom a client signs `command` as, the first it holds a key for: an internal command or
     /// `app.create` as the rule's signers; any other command as the device its payload names in
-    /// `registration_id` (a string, and not the filter of an app-wide query), else as the app. A
+    /// `registration_id` (a string, and not the filter of an app-wide query), or the app when the command
+    /// lets it and the client holds no key of the device, else as the app. A
     /// client speaks for whom the payload names, so a device asking what only its app may
     /// (`ma.erase`) is refused by the gateway, not signed as the app behind its back.
     public static func clientSigners(for command: Command?, namingDevice: Bool) -> [Role] {
         let rule = rule(for: command)
         guard let command, command != .appCreate, !command.isInternal else { return rule.signers }
-        return rule.device != .filter && namingDevice ? [.device] : [.app]
+        guard rule.device != .filter && namingDevice else { return [.app] }
+        return rule.signers.contains(.device) ? rule.signers.filter { $0 == .device || $0 == .app } : [.device]
     }
 }
 

@@ -61,8 +61,16 @@ struct AuthenticationTests {
                          principal: .device(registrationID: a), key: secretA, ts: Date().addingTimeInterval(-400)).reply.code == 1008)
         // Unsigned, and signed by a principal that may not call the command.
         #expect(try resend(raw, [Data("tags.add".utf8), WireCodec.encode(JSONValue.object(device(a).merging(["tags": .array(["x".json])]) { $1 }))]).code == 1008)
+        // Another app's server: naming this app's key, or its own key with this app's device.
         #expect(try send(raw, "tags.add", device(a).merging(["tags": .array(["app".json])]) { $1 },
-                         principal: .app(appKey: "app1"), key: stack.secrets.masterSecret(appKey: "app1")).reply.code == 1008)
+                         principal: .app(appKey: "app2"), key: stack.secrets.masterSecret(appKey: "app2")).reply.code == 1008)
+        #expect(try send(raw, "tags.add", device(a).merging(["app_key": "app2".json, "tags": .array(["app".json])]) { $1 },
+                         principal: .app(appKey: "app2"), key: stack.secrets.masterSecret(appKey: "app2")).reply.code == 1008)
+        #expect(try send(raw, "alias.set", device(a).merging(["app_key": "app2".json, "alias": "stolen".json]) { $1 },
+                         principal: .app(appKey: "app2"), key: stack.secrets.masterSecret(appKey: "app2")).reply.code == 1008)
+        // A made-up device in its own name: tagging learns devices from registration, never from an app.
+        #expect(try send(raw, "tags.add", ["app_key": "app2".json, "registration_id": "madeup-device".json, "tags": .array(["x".json])],
+                         principal: .app(appKey: "app2"), key: stack.secrets.masterSecret(appKey: "app2")).reply.code == 6017)
         #expect(try send(raw, "audience.resolve", ["app_key": "app1".json, "tag": .array(["mine".json])],
                          principal: .device(registrationID: a), key: secretA).reply.code == 1008)
 

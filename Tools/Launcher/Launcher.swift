@@ -15,6 +15,8 @@ final class Launcher: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// The gateway's public key when requests need CURVE.
     private let serverKey: String?
+    /// Where the REST API serves, when it runs.
+    private let apiAddress: String?
 
     init(options: LauncherOptions, binDirectory: String) throws {
         self.options = options
@@ -30,7 +32,9 @@ final class Launcher: @unchecked Sendable {
             serverKey = nil
         }
         let workers = options.services.flatMap { Self.workers(of: $0, options) }
-        let names = ["gateway"] + workers.map(\.name)
+        let apiNames = FileManager.default.isExecutableFile(atPath: "\(binDirectory)/api") && options.apiProcesses > 0
+            ? (1...options.apiProcesses).map { $0 == 1 ? "api" : "api#\($0)" } : []
+        let names = ["gateway"] + workers.map(\.name) + apiNames
         output = PrefixedOutput(names: names)
         let level = ["--log-level", "\(options.logLevel)", "--parent-pid", String(getpid())]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
@@ -46,6 +50,13 @@ final class Launcher: @unchecked Sendable {
                                       + worker.placement + serviceCurve + level,
                                   output: output))
         }
+        for name in apiNames {
+            children.append(Child(name: name, executable: "\(binDirectory)/api",
+                                  arguments: ["--endpoint", options.endpoint, "--data-dir", options.dataDirectory, "--http", options.apiAddress]
+                                      + serviceCurve + level,
+                                  output: output))
+        }
+        apiAddress = apiNames.isEmpty ? nil : options.apiAddress
         self.children = children
     }
 
@@ -92,7 +103,8 @@ final class Launcher: @unchecked Sendable {
             }
             if waiting.isEmpty {
                 output.say("pushbus: ready: requests \(options.endpoint), events out \(options.eventsOut), "
-                           + "services \(options.services.map(\.name).joined(separator: ",")), data \(options.dataDirectory)"
+                           + "services \(options.services.map(\.name).joined(separator: ","))"
+                           + (apiAddress.map { ", REST API http://\($0)" } ?? "") + ", data \(options.dataDirectory)"
                            + (serverKey.map { ", CURVE server key \($0)" } ?? "")
                            + "; secrets in \(options.dataDirectory)/admin.secret and server.key")
             } else {

@@ -19,6 +19,8 @@ struct LauncherOptions: Options {
     var shards = ShardMap()
     /// Workers of a stateless service (`apns`) beside each other, all serving the one service name.
     var replicas = ShardMap()
+    /// REST API processes (`api`), all serving base port + 4 side by side; 0 runs none.
+    var apiProcesses = 1
     /// Require CURVE on the request endpoint, with the key pair kept in the data directory.
     var curve = false
 
@@ -35,6 +37,7 @@ struct LauncherOptions: Options {
         .switch("curve", \.curve, help: "Require CURVE encryption on the request endpoint (key pair kept in <data-dir>/curve.secret)."),
         .int("ready-timeout-ms", \.readyTimeoutMilliseconds, in: 100...3_600_000, help: "How long to wait for every service to answer MMI."),
         .logLevel(\.logLevel, help: "Passed to every child: trace, debug, info, notice, warning or error."),
+        .int("api", \.apiProcesses, in: 0...64, help: "REST API processes (EngageLab v4, JPush v3), all on port N+4; 0 for none."),
     ]
 
     init() {}
@@ -67,4 +70,6 @@ struct LauncherOptions: Options {
     var endpoint: String { "tcp://\(host):\(basePort)" }
     var eventsIn: String { "tcp://\(busHost):\(basePort + 2)" }
     var eventsOut: String { "tcp://\(busHost):\(basePort + 3)" }
+    /// Where the REST API serves HTTP.
+    var apiAddress: String { "\(host):\(basePort + 4)" }
 }

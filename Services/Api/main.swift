@@ -1,0 +1,37 @@
+import ApiKit
+import Credentials
+import Foundation
+import Runtime
+import ZeroMQ
+
+// The REST API: HTTP on libmicrohttpd's threads, each request turned into bus commands signed as
+// the app that called. It keeps no data; stopping it loses nothing.
+let options = ApiOptions.parseOrExit(program: "api",
+                                     summary: "PushBus REST API: EngageLab v4 and JPush v3 over HTTP, turned into signed bus commands.")
+let logger = Logger(label: "api", level: options.logLevel)
+OpenFileLimit.raiseToHardLimit()
+do {
+    try DataDirectory.prepare(options.dataDirectory, logger: logger)
+    let secrets = try Secrets.load(directory: options.dataDirectory)
+    let bus = try BusLink(endpoint: options.endpoint, secrets: secrets, serverKey: options.curveServerKey,
+                          timeoutMilliseconds: options.requestTimeoutMilliseconds)
+    let api = Api(secrets: secrets, bus: bus, quota: AppQuota(quota: options.appQuota, windowSeconds: options.quotaWindowSeconds),
+                  logger: logger)
+    let (host, port) = try options.address()
+    let server = try HTTPServer(host: host, port: port, threads: options.threads, maxConnections: options.maxConnections,
+                                maxBodyBytes: options.maxBodyBytes) { request in api.handle(request) }
+    logger.info("serving", ["http": options.http, "endpoint": options.endpoint, "threads": options.threads])
+    let stopper = Stopper(context: try Context())
+    try Lifecycle.serve(stopper: stopper, parentPID: options.parentPID, logger: logger) {
+        let receiver = try stopper.makeReceiver()
+        defer { receiver.close() }
+        var poller = Poller([receiver])
+        while !stopper.isRequested { _ = try poller.poll(timeout: 1000) }
+    }
+    server.stop()
+    logger.info("stopped")
+    exit(0)
+} catch {
+    logger.error("api failed", ["error": error])
+    exit(1)
+}

@@ -1,0 +1,72 @@
+import Credentials
+import Foundation
+import JSON
+import Runtime
+import Schema
+
+/// The REST API (EngageLab v4, JPush v3, and PushBus's admin endpoints) in front of the bus: finds
+/// the route, checks who calls and the app's quota, and answers JSON, every non-2xx answer as
+/// `{"error": {"code", "message"}}`. Holds no state of its own beyond the quota's window; called
+/// on the HTTP server's threads at once.
+public final class Api: Sendable {
+    public let router: Router
+    private let secrets: Secrets
+    private let bus: BusLink
+    private let quota: AppQuota
+    private let logger: Logger
+
+    public init(secrets: Secrets, bus: BusLink, quota: AppQuota, logger: Logger) {
+        self.secrets = secrets
+        self.bus = bus
+        self.quota = quota
+        self.logger = logger
+        router = Router(EngageLabRoutes.all + JPushRoutes.all + AdminRoutes.all)
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = []
+        do {
+            let (route, parameters) = try find(request)
+            let caller = Caller.from(request.authorization, secrets: secrets)
+            var appKey: String?
+            switch (route.access, caller) {
+            case (.admin, .admin?): break
+            case (.app, .app(let key)?): appKey = key
+            case (.admin, _): throw Refusal(401, Refusal.unauthorized, "this endpoint takes the admin secret: Authorization: Bearer <admin.secret>")
+            case (.app, _): throw Refusal(401, Refusal.unauthorized, "authentication failed: HTTP Basic app_key:master_secret")
+            }
+            if let appKey {
+                let standing = quota.take(appKey, now: Int64(Date().timeIntervalSince1970))
+                if quota.quota > 0 { headers = standing.headers }
+                guard standing.allowed else {
+                    throw Refusal(429, Refusal.rateLimited, "more than \(quota.quota) requests in \(quota.windowSeconds) s from this app_key")
+                }
+            }
+            guard !request.bodyTooLarge else { throw Refusal(413, Int(ResultCode.pushTooBig.rawValue), "the body is larger than the server takes") }
+            let body = try route.handle(RouteCall(request: request, appKey: appKey, parameters: parameters, route: route, bus: bus))
+            return Self.answer(200, body, headers)
+        } catch let refusal as Refusal {
+            if refusal.status >= 500 { logger.warning("request failed", ["path": request.path, "code": refusal.code, "reason": refusal.message]) }
+            if let allow = refusal.allow { headers.append(("Allow", allow)) }
+            return Self.answer(refusal.status, refusal.body, headers)
+        } catch {
+            logger.error("request failed", ["path": request.path, "error": error])
+            return Self.answer(500, Refusal(500, Int(ResultCode.internalError.rawValue), "internal error").body, headers)
+        }
+    }
+
+    private func find(_ request: HTTPRequest) throws(Refusal) -> (Route, [String: String]) {
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let route, let parameters): return (route, parameters)
+        case .wrongMethod(let allowed):
+            var refusal = Refusal(405, Int(ResultCode.pushInvalid.rawValue), "\(request.method) is not allowed on \(request.path)")
+            refusal.allow = allowed.joined(separator: ", ")
+            throw refusal
+        case .unknownPath: throw Refusal.notFound("no endpoint \(request.path)")
+        }
+    }
+
+    private static func answer(_ status: Int, _ body: JSONValue, _ headers: [(name: String, value: String)]) -> HTTPResponse {
+        HTTPResponse(status: status, body: WireCodec.encode(body), headers: [("Content-Type", "application/json; charset=utf-8")] + headers)
+    }
+}

@@ -1,0 +1,51 @@
+import Runtime
+
+/// The `api` server's settings, from flags or `PUSHBUS_*` variables; each property's initial value
+/// is its flag's default.
+public struct ApiOptions: Options {
+    /// The gateway's request endpoint.
+    public var endpoint = DefaultEndpoints.request
+    /// `host:port` to serve HTTP on: the launcher's base port + 4.
+    public var http = "127.0.0.1:5559"
+    /// Where `admin.secret` and `server.key` live: master secrets are derived from server.key.
+    public var dataDirectory = "./data"
+    public var threads = 8
+    public var maxConnections = 1024
+    public var maxBodyBytes = 1 << 20
+    /// Requests one app may make in a window (0 = no limit), and the window's length.
+    public var appQuota = 60_000
+    public var quotaWindowSeconds = 60
+    public var requestTimeoutMilliseconds = 5000
+    public var curveServerKey: String?
+    public var logLevel = Logger.Level.info
+    public var parentPID: String?
+
+    public init() {}
+
+    public static let options: [Option<ApiOptions>] = [
+        .string("endpoint", \.endpoint, help: "The gateway's request endpoint (MDP/0.1)."),
+        .string("http", \.http, help: "host:port to serve the REST API on (IPv4); several api processes may share it."),
+        .string("data-dir", \.dataDirectory, help: "Directory of admin.secret and server.key (the same as the gateway's)."),
+        .int("threads", \.threads, in: 1...256, help: "Threads serving requests; each waits on one bus call at a time."),
+        .int("max-connections", \.maxConnections, in: 16...65_536, help: "Connections held at once."),
+        .int("max-body-bytes", \.maxBodyBytes, in: 1024...(64 << 20), help: "Largest request body taken; a larger one is answered 413."),
+        .int("app-quota", \.appQuota, in: 0...100_000_000,
+             help: "Requests one app_key may make per window in this process (0 = no limit); past it, 429 with code 2002."),
+        .int("quota-window-s", \.quotaWindowSeconds, in: 1...86_400, help: "Length of the quota's window, in seconds."),
+        .int("request-timeout-ms", \.requestTimeoutMilliseconds, in: 10...600_000,
+             help: "How long a bus call may take; past it the request is answered 503."),
+        .optional("curve-server-key", \.curveServerKey, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
+        .logLevel(\.logLevel),
+        .parentPID(\.parentPID),
+    ]
+
+    /// `http` split into an IPv4 host and a port.
+    public func address() throws(UsageError) -> (host: String, port: UInt16) {
+        guard let colon = http.lastIndex(of: ":"), let port = UInt16(http[http.index(after: colon)...]) else {
+            throw UsageError("--http must be host:port, got \(http)")
+        }
+        return (String(http[..<colon]), port)
+    }
+
+    public func validate() throws(UsageError) { _ = try address() }
+}

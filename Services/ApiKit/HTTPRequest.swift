@@ -1,0 +1,46 @@
+import Foundation
+
+/// One HTTP request as a handler sees it: its body read to the end, or cut at the server's limit.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query string, as sent (`/v4/devices/abc`).
+    public var path: String
+    /// The query's arguments in order; a name may come more than once (`tags=a&tags=b`).
+    public var query: [(name: String, value: String)]
+    /// The `Authorization` header, if any.
+    public var authorization: String?
+    public var body: Data
+    /// Whether the body was longer than the server takes (the part beyond it was dropped).
+    public var bodyTooLarge: Bool
+
+    public init(method: String, path: String, query: [(name: String, value: String)] = [], authorization: String? = nil,
+                body: Data = Data(), bodyTooLarge: Bool = false) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authorization = authorization
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+    }
+
+    /// The first value of query argument `name`.
+    public func argument(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+    /// Every value of `name`, each also split at commas (`tags=a,b&tags=c` is a, b, c).
+    public func list(_ name: String) -> [String] {
+        query.filter { $0.name == name }.flatMap { $0.value.split(separator: ",").map(String.init) }
+    }
+}
+
+/// What a handler answers: a status, a body and its headers.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var body: Data
+    public var headers: [(name: String, value: String)]
+
+    public init(status: Int, body: Data, headers: [(name: String, value: String)] = []) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+    }
+}
