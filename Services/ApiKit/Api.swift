@@ -20,8 +20,11 @@ public final class Api: Sendable {
         self.bus = bus
         self.quota = quota
         self.logger = logger
-        router = Router(EngageLabRoutes.all + JPushRoutes.all + AdminRoutes.all)
+        router = Router(Self.routes)
     }
+
+    /// Every endpoint: EngageLab v4, JPush v3, admin (docs/openapi.yaml describes each).
+    public static let routes = EngageLabRoutes.all + JPushRoutes.all + AdminRoutes.all
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         var headers: [(name: String, value: String)] = []

@@ -12,12 +12,13 @@ struct ApiSDKTests {
 
     @Test func bothSDKsDriveEveryEndpointTheyExpose() throws {
         let push = try PushStack(appKey: "sdkapp", services: ["registration", "tagging", "badge", "analytics", "scheduler"])
-        let api = try ApiServer(stack: push.stack, extra: ["--app-quota", "0"])
+        let maxBody = 64 << 10
+        let api = try ApiServer(stack: push.stack, extra: ["--app-quota", "0", "--max-body-bytes", String(maxBody)])
         let quota = 5
         let limited = try ApiServer(stack: push.stack, extra: ["--app-quota", String(quota), "--quota-window-s", "3600"])
         let devices = try (1...3).map { try push.device(String(format: "%064x", 0xA0 + $0)) }
         let config: JSONValue = .object([
-            "base": .string(api.base), "limited": .string(limited.base), "quota": .number(Double(quota)),
+            "base": .string(api.base), "limited": .string(limited.base), "quota": .number(Double(quota)), "max_body": .number(Double(maxBody)),
             "app_key": "sdkapp".json, "secret": .string(push.stack.secrets.masterSecret(appKey: "sdkapp")),
             "other_key": "otherapp".json, "other_secret": .string(push.stack.secrets.masterSecret(appKey: "otherapp")),
             "devices": .array(devices.map(JSONValue.string)), "admin": .string(push.stack.secrets.admin),

@@ -268,10 +268,53 @@ def rate_limits(config, results):
     results["burst"] = codes
 
 
+def http_edges(config):
+    """What the SDKs do not try: keep-alive and Connection: close, trailing slashes, any Content-Type,
+    bodies over the limit, wrong types, unknown paths; each a JSON error, and the server serves on."""
+    import base64
+    import http.client
+    host = config["base"].removeprefix("http://")
+    auth = "Basic " + base64.b64encode(f"{config['app_key']}:{config['secret']}".encode()).decode()
+
+    def ask(connection, method, path, body=None, content_type="application/json;charset:utf-8", close=False):
+        headers = {"Authorization": auth, "Content-Type": content_type}
+        if close:
+            headers["Connection"] = "close"
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+
+    kept = http.client.HTTPConnection(host, timeout=10)
+    for path in ["/v4/tags", "/v3/tags/", "/v3/tags", "/v4/schedules/"]:
+        status, body = ask(kept, "GET", path)
+        expect(status == 200, f"keep-alive GET {path}: {status} {body}")
+    status, body = ask(kept, "POST", "/v4/push", body=b"x" * (config["max_body"] + 1))
+    expect(status == 413 and body["error"]["code"] == 1005, f"over the limit: {status} {body}")
+    fresh = http.client.HTTPConnection(host, timeout=10)
+    for path, payload, code in [("/v4/push", b"[1, 2]", 1003), ("/v4/push", b'{"to": 5, "body": "x"}', 1002),
+                                ("/v4/devices/status", b'{"registration_ids": "r1"}', 7002),
+                                (f"/v4/devices/{config['devices'][0]}", b'{"tags": 7}', 7002),
+                                ("/v3/push", b"\xff\xfe", 1003)]:
+        status, body = ask(fresh, "POST", path, body=payload, content_type="text/plain")
+        expect(status == 400 and body["error"]["code"] == code, f"POST {path} {payload!r}: {status} {body}")
+    status, body = ask(fresh, "GET", "/v9/anything")
+    expect(status == 404 and "error" in body, f"unknown path: {status} {body}")
+    status, body = ask(fresh, "PUT", "/v4/tags")
+    expect(status == 405 and "error" in body, f"wrong method: {status} {body}")
+    for _ in range(3):
+        closing = http.client.HTTPConnection(host, timeout=10)
+        status, _ = ask(closing, "GET", "/v4/tags", close=True)
+        expect(status == 200, "Connection: close")
+        closing.close()
+    status, _ = ask(kept, "GET", "/v4/tags")
+    expect(status == 200, "the kept connection still serves")
+
+
 def main():
     config = json.load(open(sys.argv[1]))
     results = {}
     admin_endpoints(config)
+    http_edges(config)
     engagelab_sdk(config, results)
     jpush_sdk(config, results)
     rate_limits(config, results)
