@@ -1,3 +1,4 @@
+import ApiKit
 import AnalyticsKit
 import BadgeKit
 import Foundation
@@ -108,7 +109,8 @@ struct OptionsTests {
         ("analytics", (WorkerOptions.flags + AnalyticsSettings.flags).map(\.name)),
         ("push", (WorkerOptions.flags + PushSettings.flags).map(\.name)),
         ("apns", (WorkerOptions.flags + ApnsSettings.flags).map(\.name)),
-        ("pushbus", ["data-dir", "host", "bus-host", "base-port", "services", "shards", "replicas", "curve", "ready-timeout-ms", "log-level"]),
+        ("pushbus", ["data-dir", "host", "bus-host", "base-port", "services", "shards", "replicas", "curve", "ready-timeout-ms", "log-level", "api"]),
+        ("api", ApiOptions.flags.map(\.name)),
         ("pushctl", ["endpoint", "app-key", "platform", "device-id", "registration-id", "timeout-ms", "shard-index", "shard-count",
                      "curve-server-key", "data-dir", "master-secret", "device-secret", "json"]),
         ("pushbus-replay", ["devices", "commands", "seed", "mix", "rate", "app-key", "out", "file", "endpoint", "window", "connections",
