@@ -38,9 +38,8 @@ public final class Api: Sendable {
             case (.admin, _): throw Refusal(401, Refusal.unauthorized, "this endpoint takes the admin secret: Authorization: Bearer <admin.secret>")
             case (.app, _): throw Refusal(401, Refusal.unauthorized, "authentication failed: HTTP Basic app_key:master_secret")
             }
-            if let appKey {
-                let standing = quota.take(appKey, now: Int64(Date().timeIntervalSince1970))
-                if quota.quota > 0 { headers = standing.headers }
+            if let appKey, let standing = quota.take(appKey, now: Int64(Date().timeIntervalSince1970)) {
+                headers = standing.headers
                 guard standing.allowed else {
                     throw Refusal(429, Refusal.rateLimited, "more than \(quota.quota) requests in \(quota.windowSeconds) s from this app_key")
                 }

@@ -31,9 +31,9 @@ public final class AppQuota: @unchecked Sendable {
         self.windowSeconds = max(1, windowSeconds)
     }
 
-    /// Counts one request of `appKey` at Unix second `now`.
-    public func take(_ appKey: String, now: Int64) -> Standing {
-        guard quota > 0 else { return Standing(allowed: true, quota: 0, remaining: 0, reset: 0) }
+    /// Counts one request of `appKey` at Unix second `now`; nil when there is no limit.
+    public func take(_ appKey: String, now: Int64) -> Standing? {
+        guard quota > 0 else { return nil }
         let current = now / Int64(windowSeconds)
         let reset = Int(Int64(windowSeconds) - now % Int64(windowSeconds))
         return lock.withLock {

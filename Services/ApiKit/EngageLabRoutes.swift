@@ -46,16 +46,11 @@ enum EngageLabRoutes {
         Route("POST", "/v4/schedules") { call in try PushOperations.createSchedule(call, call.object()) },
         Route("GET", "/v4/schedules") { call in try PushOperations.listSchedules(call) },
         Route("GET", "/v4/schedules/{schedule_id}") { call in try PushOperations.schedule(call, .scheduleGet) },
-        Route("PUT", "/v4/schedules/{schedule_id}") { call in
-            let change = try call.object()
-            _ = try PushOperations.schedule(call, .scheduleGet)
-            return try call.call(.scheduleUpdate, PushOperations.scheduleFields(change)
-                .merging(["schedule_id": .string(call.parameter("schedule_id"))]) { $1 }).withoutEnvelope
-        },
+        Route("PUT", "/v4/schedules/{schedule_id}") { call in try PushOperations.updateSchedule(call, call.object()) },
         Route("DELETE", "/v4/schedules/{schedule_id}") { call in try PushOperations.schedule(call, .scheduleDelete) },
         Route("GET", "/v4/schedules/{schedule_id}/msg-ids") { call in
-            let ids = try PushOperations.schedule(call, .scheduleMsgIDs)["msg_ids"] ?? .array([])
-            return .object(["count": .number(Double(ids.strings?.count ?? 0)), "msg_ids": ids])
+            let sent = try PushOperations.scheduleMsgIDs(call)
+            return .object(["count": sent.count, "msg_ids": sent.ids])
         },
     ]
 

@@ -36,16 +36,11 @@ enum JPushRoutes {
         Route("POST", "/v3/schedules") { call in try PushOperations.createSchedule(call, schedule(call.object())) },
         Route("GET", "/v3/schedules") { call in try PushOperations.listSchedules(call) },
         Route("GET", "/v3/schedules/{schedule_id}") { call in try PushOperations.schedule(call, .scheduleGet) },
-        Route("PUT", "/v3/schedules/{schedule_id}") { call in
-            let change = try schedule(call.object())
-            _ = try PushOperations.schedule(call, .scheduleGet)
-            return try call.call(.scheduleUpdate, PushOperations.scheduleFields(change)
-                .merging(["schedule_id": .string(call.parameter("schedule_id"))]) { $1 }).withoutEnvelope
-        },
+        Route("PUT", "/v3/schedules/{schedule_id}") { call in try PushOperations.updateSchedule(call, schedule(call.object())) },
         Route("DELETE", "/v3/schedules/{schedule_id}") { call in try PushOperations.schedule(call, .scheduleDelete) },
         Route("GET", "/v3/schedules/{schedule_id}/msg_ids") { call in
-            let ids = try PushOperations.schedule(call, .scheduleMsgIDs)["msg_ids"] ?? .array([])
-            return .object(["count": .number(Double(ids.strings?.count ?? 0)), "msgids": ids])
+            let sent = try PushOperations.scheduleMsgIDs(call)
+            return .object(["count": sent.count, "msgids": sent.ids])
         },
     ]
 

@@ -85,7 +85,20 @@ enum PushOperations {
         }
     }
 
-    static func scheduleFields(_ schedule: JSONObject) -> [String: JSONValue] {
+    /// `schedule.update` of the path's schedule with the fields `change` gives; 404 when the app has no such schedule.
+    static func updateSchedule(_ call: RouteCall, _ change: JSONObject) throws(Refusal) -> JSONValue {
+        _ = try schedule(call, .scheduleGet)
+        return try call.call(.scheduleUpdate, scheduleFields(change).merging(["schedule_id": .string(call.parameter("schedule_id"))]) { $1 })
+            .withoutEnvelope
+    }
+
+    /// The msg_ids the path's schedule has sent, and how many: `(count, ids)`.
+    static func scheduleMsgIDs(_ call: RouteCall) throws(Refusal) -> (count: JSONValue, ids: JSONValue) {
+        let ids = try schedule(call, .scheduleMsgIDs)["msg_ids"] ?? .array([])
+        return (.number(Double(ids.strings?.count ?? 0)), ids)
+    }
+
+    private static func scheduleFields(_ schedule: JSONObject) -> [String: JSONValue] {
         schedule.dictionary.filter { ["name", "enabled", "trigger", "timezone", "push"].contains($0.key) }
     }
 

@@ -11,6 +11,9 @@ public struct Route: Sendable {
     /// The code of a body that is not JSON or not an object (the push API's 1003, the device API's 7002).
     public let badBodyCode: Int
     public let handle: @Sendable (RouteCall) throws -> JSONValue
+    /// The pattern split at slashes, and how many of its segments are parameters, once.
+    let segments: [Substring]
+    let parameterCount: Int
 
     public init(_ method: String, _ pattern: String, access: Access = .app, badBodyCode: Int = 1003,
                 _ handle: @escaping @Sendable (RouteCall) throws -> JSONValue) {
@@ -19,7 +22,7 @@ public struct Route: Sendable {
         self.access = access
         self.badBodyCode = badBodyCode
         self.handle = handle
+        segments = Router.segments(of: pattern)
+        parameterCount = segments.filter { $0.hasPrefix("{") }.count
     }
-
-    var segments: [Substring] { Router.segments(of: pattern) }
 }

@@ -30,13 +30,6 @@ public struct RouteCall: Sendable {
         if let appKey { fields["app_key"] = .string(appKey) }
         return try bus.call(command, .object(fields))
     }
-
-    /// As `call`, with the members of `object` (a body passed on as it came) and the app's `app_key`.
-    public func call(_ command: Command, passing object: JSONObject) throws(Refusal) -> JSONValue {
-        var fields = object.dictionary
-        fields["app_key"] = appKey.map(JSONValue.string)
-        return try bus.call(command, .object(fields))
-    }
 }
 
 extension JSONValue {

@@ -11,25 +11,21 @@ public struct Router: Sendable {
     }
 
     public let routes: [Route]
-    private let patterns: [(segments: [Substring], route: Route)]
 
-    public init(_ routes: [Route]) {
-        self.routes = routes
-        patterns = routes.map { ($0.segments, $0) }
-    }
+    public init(_ routes: [Route]) { self.routes = routes }
 
     public func match(method: String, path: String) -> Match {
         let parts = Self.segments(of: path)
         var allowed: [String] = []
         var found: (Route, [String: String])?
-        for (segments, route) in patterns {
-            guard let parameters = Self.bind(segments, to: parts) else { continue }
+        for route in routes {
+            guard let parameters = Self.bind(route.segments, to: parts) else { continue }
             guard route.method == method else {
                 allowed.append(route.method)
                 continue
             }
             // A literal segment beats a parameter: `/v4/devices/status` before `/v4/devices/{registration_id}`.
-            if let current = found, Self.parameterCount(current.0) <= Self.parameterCount(route) { continue }
+            if let current = found, current.0.parameterCount <= route.parameterCount { continue }
             found = (route, parameters)
         }
         if let found { return .found(found.0, parameters: found.1) }
@@ -37,8 +33,6 @@ public struct Router: Sendable {
     }
 
     static func segments(of path: String) -> [Substring] { path.split(separator: "/", omittingEmptySubsequences: true) }
-
-    private static func parameterCount(_ route: Route) -> Int { route.segments.filter { $0.hasPrefix("{") }.count }
 
     private static func bind(_ pattern: [Substring], to parts: [Substring]) -> [String: String]? {
         guard pattern.count == parts.count else { return nil }

@@ -9,10 +9,16 @@ import ZeroMQ
 public final class ServiceCaller {
     private let client: MajordomoClient
 
-    public init(endpoint: String, context: Context, secrets: Secrets, service: String, serverKey: String? = nil,
-                timeoutMilliseconds: Int = 10_000) throws {
+    public convenience init(endpoint: String, context: Context, secrets: Secrets, service: String, serverKey: String? = nil,
+                            timeoutMilliseconds: Int = 10_000) throws {
+        try self.init(endpoint: endpoint, context: context, signer: Signer(service: service, secrets: secrets, forApps: true),
+                      serverKey: serverKey, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// A caller that signs as `signer` says (the REST API's: apps and the admin, never a device).
+    public init(endpoint: String, context: Context, signer: Signer, serverKey: String? = nil, timeoutMilliseconds: Int = 10_000) throws {
         client = try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds, serverKey: serverKey)
-        client.signer = Signer(service: service, secrets: secrets, forApps: true)
+        client.signer = signer
     }
 
     /// Calls `command` and returns its reply, or throws the service's refusal as a `CommandError`.
