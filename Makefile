@@ -32,6 +32,7 @@ test: test-deps
 bench: release
 	@./Tools/install-deps.sh --bench
 	./Tools/bench-push.sh
+	./Tools/bench-api.sh
 	./Tools/bench-stack.sh
 	.build/release/bench-tagging
 	.build/release/bench-badge

@@ -18,9 +18,9 @@ do {
     let api = Api(secrets: secrets, bus: bus, quota: AppQuota(quota: options.appQuota, windowSeconds: options.quotaWindowSeconds),
                   logger: logger)
     let (host, port) = try options.address()
-    let server = try HTTPServer(host: host, port: port, threads: options.threads, maxConnections: options.maxConnections,
+    let server = try HTTPServer(host: host, port: port, maxConnections: options.maxConnections,
                                 maxBodyBytes: options.maxBodyBytes) { request in api.handle(request) }
-    logger.info("serving", ["http": options.http, "endpoint": options.endpoint, "threads": options.threads])
+    logger.info("serving", ["http": options.http, "endpoint": options.endpoint, "max_connections": options.maxConnections])
     let stopper = Stopper(context: try Context())
     try Lifecycle.serve(stopper: stopper, parentPID: options.parentPID, logger: logger) {
         let receiver = try stopper.makeReceiver()

@@ -9,7 +9,6 @@ public struct ApiOptions: Options {
     public var http = "127.0.0.1:5559"
     /// Where `admin.secret` and `server.key` live: master secrets are derived from server.key.
     public var dataDirectory = "./data"
-    public var threads = 8
     public var maxConnections = 1024
     public var maxBodyBytes = 1 << 20
     /// Requests one app may make in a window (0 = no limit), and the window's length.
@@ -26,8 +25,7 @@ public struct ApiOptions: Options {
         .string("endpoint", \.endpoint, help: "The gateway's request endpoint (MDP/0.1)."),
         .string("http", \.http, help: "host:port to serve the REST API on (IPv4); several api processes may share it."),
         .string("data-dir", \.dataDirectory, help: "Directory of admin.secret and server.key (the same as the gateway's)."),
-        .int("threads", \.threads, in: 1...256, help: "Threads serving requests; each waits on one bus call at a time."),
-        .int("max-connections", \.maxConnections, in: 16...65_536, help: "Connections held at once."),
+        .int("max-connections", \.maxConnections, in: 16...65_536, help: "Connections held at once, each served by a thread of its own."),
         .int("max-body-bytes", \.maxBodyBytes, in: 1024...(64 << 20), help: "Largest request body taken; a larger one is answered 413."),
         .int("app-quota", \.appQuota, in: 0...100_000_000,
              help: "Requests one app_key may make per window in this process (0 = no limit); past it, 429 with code 2002."),

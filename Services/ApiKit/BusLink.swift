@@ -7,9 +7,9 @@ import ZeroMQ
 
 /// The API's way onto the bus: `ServiceCaller`s of the gateway that sign each command as the app that
 /// called (its master secret derived from server.key), or as the admin for `app.create`, and never
-/// as a device. A caller serves one request at a time on one of the server's threads; callers wait
-/// in a pool between requests, handed over under a lock (the full barrier ZeroMQ asks for when a
-/// socket moves to another thread), so there are never more than the server has threads.
+/// as a device. A caller serves one request at a time on one connection's thread; callers wait in
+/// a pool between requests, handed over under a lock (the full barrier ZeroMQ asks for when a
+/// socket moves to another thread), so there are never more than requests served at once.
 public final class BusLink: @unchecked Sendable {
     private let endpoint: String
     private let secrets: Secrets

@@ -1,9 +1,9 @@
 import CMicroHTTPD
 import Foundation
 
-/// An HTTP/1.1 server on libmicrohttpd: `threads` threads, each polling its share of the
-/// connections and calling `handler` with each whole request (keep-alive and `Connection: close`
-/// clients alike). A handler may block its thread (a call over the bus); the others go on serving.
+/// An HTTP/1.1 server on libmicrohttpd: a thread per connection, calling `handler` with each whole
+/// request (keep-alive and `Connection: close` clients alike). A handler may block its thread (a
+/// call over the bus); other connections go on being served.
 /// Bodies longer than `maxBodyBytes` are read and dropped, and the handler is told so. Connections
 /// that stall are cut after `idleTimeoutSeconds`.
 public final class HTTPServer: @unchecked Sendable {
@@ -18,7 +18,7 @@ public final class HTTPServer: @unchecked Sendable {
     static let memoryPerConnection = 64 << 10
 
     /// Listens on `host:port` (an IPv4 address; other processes may listen there too).
-    public init(host: String, port: UInt16, threads: Int, maxConnections: Int, maxBodyBytes: Int, handler: @escaping Handler) throws {
+    public init(host: String, port: UInt16, maxConnections: Int, maxBodyBytes: Int, handler: @escaping Handler) throws {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         var address = sockaddr_in()
@@ -26,8 +26,8 @@ public final class HTTPServer: @unchecked Sendable {
         address.sin_port = port.bigEndian
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw ApiError.address("\(host):\(port)") }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        daemon = pushbus_mhd_start_pool(&address, serveRequest, context, requestEnded, UInt32(threads), UInt32(maxConnections),
-                                        UInt32(maxConnections), Self.idleTimeoutSeconds, Self.memoryPerConnection)
+        daemon = pushbus_mhd_start_threaded(&address, serveRequest, context, requestEnded, UInt32(maxConnections),
+                                            UInt32(maxConnections), Self.idleTimeoutSeconds, Self.memoryPerConnection)
         guard daemon != nil else { throw ApiError.unavailable("\(host):\(port)") }
     }
 

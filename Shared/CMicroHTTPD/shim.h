@@ -25,21 +25,20 @@ static inline struct MHD_Daemon *pushbus_mhd_start(const struct sockaddr_in *add
                             MHD_OPTION_END);
 }
 
-/// Starts a daemon for a request/response API on `address`: `threads` threads each polling its
-/// share of the connections with epoll (a handler may block one of them on a slow call while the
-/// others serve), the same limits as `pushbus_mhd_start`, `completed` called when a request ends
-/// (to free what the handler kept in its `req_cls`), and the port shared with other processes
-/// that ask for it too (SO_REUSEPORT), so several can serve one address side by side.
-static inline struct MHD_Daemon *pushbus_mhd_start_pool(const struct sockaddr_in *address,
-                                                        MHD_AccessHandlerCallback handler, void *context,
-                                                        MHD_RequestCompletedCallback completed,
-                                                        unsigned int threads, unsigned int connection_limit,
-                                                        unsigned int per_ip_limit, unsigned int timeout_seconds,
-                                                        size_t memory_limit) {
-    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, ntohs(address->sin_port), NULL, NULL,
+/// Starts a daemon for a request/response API on `address`: a thread per connection, so a handler
+/// that blocks on a slow call holds up only its own connection's next request (with a shared pool
+/// it held up every connection its thread polled, and a benchmark served half the requests). The
+/// same limits as `pushbus_mhd_start` (the connection limit bounds the threads); `completed` is
+/// called when a request ends (to free what the handler kept in its `req_cls`); the port is shared
+/// with other processes that ask for it too (SO_REUSEPORT), so several can serve one address.
+static inline struct MHD_Daemon *pushbus_mhd_start_threaded(const struct sockaddr_in *address,
+                                                            MHD_AccessHandlerCallback handler, void *context,
+                                                            MHD_RequestCompletedCallback completed,
+                                                            unsigned int connection_limit, unsigned int per_ip_limit,
+                                                            unsigned int timeout_seconds, size_t memory_limit) {
+    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD, ntohs(address->sin_port), NULL, NULL,
                             handler, context,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)address,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, context,
                             MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
