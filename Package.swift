@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "push", targets: ["push"]),
         .executable(name: "apns", targets: ["apns"]),
         .executable(name: "api", targets: ["api"]),
+        .executable(name: "channel", targets: ["channel"]),
         .executable(name: "pushctl", targets: ["pushctl"]),
         .executable(name: "pushbus", targets: ["pushbus"]),
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
@@ -89,7 +90,7 @@ let package = Package(
 
         // The sending path: push owns messages and their fan-out; apns is a stateless HTTP/2 sender.
         .target(name: "PushKit", dependencies: ["Caches", "SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "Client",
-                                                "Credentials", "JWT", "ZeroMQ"],
+                                                "Credentials", "JWT", "ZeroMQ", "WireTime"],
                 path: "Services/PushKit"),
         .executableTarget(name: "push", dependencies: ["PushKit", "Client", "Runtime", "Worker", "Credentials", "ZeroMQ"], path: "Services/Push"),
         .target(name: "ApnsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Worker", "Credentials", "JWT", "HTTP2Client"],
@@ -100,6 +101,14 @@ let package = Package(
         .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Schema", "Runtime", "ZeroMQ", "CMicroHTTPD"],
                 path: "Services/ApiKit"),
         .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ"], path: "Services/Api"),
+
+        // The device channel: WebSocket connections (libmicrohttpd's upgrade, our own frame codec),
+        // each device's messages until acknowledged, pages and presence.
+        .target(name: "WebSocket", dependencies: ["CMicroHTTPD", "CCrypto"], path: "Shared/WebSocket"),
+        .target(name: "ChannelKit", dependencies: ["Bus", "Client", "Credentials", "JSON", "Runtime", "Schema", "SQLite", "WebSocket", "WireTime",
+                                                   "Worker", "ZeroMQ"],
+                path: "Services/ChannelKit"),
+        .executableTarget(name: "channel", dependencies: ["ChannelKit", "Credentials", "Runtime", "Worker", "ZeroMQ"], path: "Services/Channel"),
 
         // Tools.
         .executableTarget(name: "pushctl", dependencies: ["Client", "JSON", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
@@ -134,7 +143,7 @@ let package = Package(
         .testTarget(name: "PushBusTests",
                     dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "JWT", "HTTP2Client", "Credentials"],
+                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "ChannelKit", "WebSocket", "JWT", "HTTP2Client", "Credentials"],
                     path: "Tests/PushBusTests"),
     ]
 )

@@ -3,7 +3,8 @@
 # OpenSSL's libcrypto, libmicrohttpd, libcurl with HTTP/2) through apt; for the tests pyzmq (the
 # interop MDP client), kubernetes-validate (the manifest checks) and hypercorn, h2 and cryptography
 # (the APNs stand-in, Tests/apns), the official EngageLab and JPush server SDKs and
-# openapi-spec-validator (the REST API, Tests/api); for the benchmarks nghttpd and h2load. Does nothing when all is there.
+# openapi-spec-validator (the REST API, Tests/api), websockets (the device channel, Tests/channel); for
+# the benchmarks nghttpd and h2load. Does nothing when all is there.
 set -euo pipefail
 
 packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev)
@@ -34,6 +35,11 @@ if [ "${1:-}" = "--test" ]; then
     if ! python3 -c 'import engagelab.client, jpush, openapi_spec_validator' 2>/dev/null; then
         echo "installing engagelab-apppush, jpush and openapi-spec-validator for the REST API tests"
         python3 -m pip install --quiet "engagelab-apppush==0.1.1" "jpush==3.4.1" openapi-spec-validator
+    fi
+    # The device channel's devices in the tests: an independent WebSocket client.
+    if ! python3 -c 'import websockets.sync.client' 2>/dev/null; then
+        echo "installing websockets for the device channel tests"
+        python3 -m pip install --quiet "websockets>=13"
     fi
     if ! python3 -c 'import kubernetes_validate' 2>/dev/null; then
         echo "installing kubernetes-validate for the manifest checks"

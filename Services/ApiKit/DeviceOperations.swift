@@ -65,14 +65,18 @@ enum DeviceOperations {
         return .object([:])
     }
 
-    /// Per device `online` and `last_online_time`: registration's last contact with it. Until the
-    /// device channel holds live connections, no device counts as online.
+    /// Per device `online` and `last_online_time`, as the device channel knows them (`devices.status`);
+    /// a device that never connected reports registration's last contact with it.
     static func status(_ call: RouteCall) throws(Refusal) -> JSONValue {
         let ids = try registrationIDs(in: call.object(), field: "registration_ids")
+        var lastContact: [String: JSONValue] = [:]
+        for id in ids { lastContact[id] = try device(call, id)["updated_at"] ?? .null }
+        let live = try call.call(.devicesStatus, ["registration_ids": .array(ids.map(JSONValue.string))])["devices"]
         var devices: [String: JSONValue] = [:]
         for id in ids {
-            let device = try device(call, id)
-            devices[id] = .object(["online": .bool(false), "last_online_time": device["updated_at"] ?? .null])
+            let status = live?[id]
+            devices[id] = .object(["online": status?["online"] ?? .bool(false),
+                                   "last_online_time": status?["last_online_time"] ?? lastContact[id] ?? .null])
         }
         return .object(devices)
     }

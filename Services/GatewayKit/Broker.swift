@@ -220,10 +220,11 @@ public final class Broker {
             return
         }
         var target = request.service
-        if ShardHash.isShardName(target), known != nil {
+        if ShardHash.isShardName(target), let known, !known.isInternal {
             // The gateway picks a device's shard by its hash: a request sent to another shard could
             // register an install twice, or replay a proof that shard's ledger never saw. Only
-            // PushBus's internal commands (`events.fetch`) name a shard.
+            // PushBus's internal commands (`events.fetch`, `live.push` to the channel process that
+            // holds a connection), which only its services sign, name a shard.
             refuse(sender, request, .invalid("send to \(ShardHash.baseService(of: target)) or device, not to one of its shards"), seq: seq())
             return
         }

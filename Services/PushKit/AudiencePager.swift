@@ -47,7 +47,7 @@ struct AudiencePager {
         return messages.map { message, plan in
             let wanted = plan.target.registrationIDs ?? []
             let targets = wanted.compactMap { id -> (registrationID: String, token: String, production: Bool, badge: Int?)? in
-                guard let device = tokens[id], let token = Self.token(device, plan.content.kind) else { return nil }
+                guard let device = tokens[id], let token = Self.token(device, plan) else { return nil }
                 return (id, token, plan.options.apnsProduction ?? device.apnsProduction, nil)
             }
             return Page(targets: targets, looked: wanted.count, nextCursor: nil, total: wanted.count)
@@ -60,10 +60,9 @@ struct AudiencePager {
         let tokens = try gateway.call(.deviceTokens, DeviceTokensQuery(appKey: message.appKey, registrationIDs: ids,
                                                                         liveActivityID: plan.target.liveActivityID),
                                       as: DeviceTokensReply.self).devices
-        let kind = plan.content.kind
         var reachable: [(id: String, token: String, production: Bool)] = []
         for id in ids {
-            guard let device = tokens[id], let token = Self.token(device, kind) else { continue }
+            guard let device = tokens[id], let token = Self.token(device, plan) else { continue }
             reachable.append((id, token, plan.options.apnsProduction ?? device.apnsProduction))
         }
         var badges: [String: Int] = [:]
@@ -103,11 +102,20 @@ struct AudiencePager {
         return (page.registrationIDs, next, nil)
     }
 
-    private static func token(_ device: DeviceTokens, _ kind: PushKind) -> String? {
-        switch kind {
-        case .alert, .background: device.apnsToken
-        case .voip: device.voipToken
-        case .liveActivity: device.liveActivityToken
+    /// Where a device's notification goes: the token of the push's kind, or `channelRoute` for one
+    /// that goes over the device channel (a message or in-app message to any device of the app, and
+    /// a notification with `notification_reminder` to a device whose user turned notifications off);
+    /// nil when it cannot reach the device.
+    private static func token(_ device: DeviceTokens, _ plan: PushPlan) -> String? {
+        switch plan.content.kind {
+        case .message, .inapp: return channelRoute
+        case .alert where plan.options.notificationReminder && device.authorization == "denied": return channelRoute
+        case .alert, .background: return device.apnsToken
+        case .voip: return device.voipToken
+        case .liveActivity: return device.liveActivityToken
         }
     }
+
+    /// The token of a delivery that goes over the device channel rather than through APNs.
+    static let channelRoute = ""
 }

@@ -99,7 +99,10 @@ public final class Fanout: @unchecked Sendable {
         }
         var unsent: [FanoutStore.Delivery] = []
         for batch in built.requests.flatMap({ $0.split(into: settings.batchSize) }) {
-            if try !pool.send(batch.request, deliveries: batch.deliveries, now: now) { unsent += batch.deliveries }
+            if try !pool.send(.apnsSend, batch.request, deliveries: batch.deliveries, now: now) { unsent += batch.deliveries }
+        }
+        for batch in built.channel {
+            if try !pool.send(.liveDeliver, batch.request, deliveries: batch.deliveries, now: now) { unsent += batch.deliveries }
         }
         if !unsent.isEmpty {
             try store.write { db in for delivery in unsent { try fanout.unlease(db, delivery, due: now) } }
@@ -118,7 +121,12 @@ public final class Fanout: @unchecked Sendable {
                 logger.warning("an apns sender did not answer in time; its notifications are queued again", ["notifications": request.deliveries.count])
                 for delivery in request.deliveries { try settle(db, delivery, result: nil, now: now, &tally) }
             }
-            for (request, reply) in answered {
+            for (request, body) in answered {
+                if request.command == .liveDeliver {
+                    try settleChannel(db, request, body.flatMap { try? WireCodec.decode(Reply<LiveDelivered>.self, from: $0) }, now: now, &tally)
+                    continue
+                }
+                let reply = body.flatMap { try? WireCodec.decode(Reply<ApnsSent>.self, from: $0) }
                 guard let reply, reply.code.isSuccess, let sent = reply.body else {
                     // No sender took it in time, or it could not answer: what became of the
                     // notifications is unknown, so each counts an attempt and is tried again later.
@@ -159,6 +167,26 @@ public final class Fanout: @unchecked Sendable {
                                                  kind: message.plan.content.kind.tokenKind, since: tokenDeadSince))
         }
         return nil
+    }
+
+    /// Records a `live.deliver` answer: a device whose message the channel keeps counts as sent, one
+    /// it could not take (not connected for a time_to_live of 0, unknown) as failed; no answer
+    /// counts an attempt and is tried again.
+    private func settleChannel(_ db: Database, _ request: SenderPool.InFlight, _ reply: Reply<LiveDelivered>?, now: Double,
+                               _ tally: inout Tally) throws {
+        for delivery in request.deliveries {
+            guard let reply, reply.code.isSuccess, let devices = reply.body?.devices else {
+                _ = try settle(db, delivery, result: nil, now: now, &tally)
+                continue
+            }
+            if devices[delivery.registrationID] == "queued" {
+                try fanout.sent(db, delivery)
+                tally.sent[delivery.message, default: 0] += 1
+            } else {
+                try fanout.failed(db, delivery, reason: devices[delivery.registrationID] == "offline" ? "Offline" : "UnknownDevice")
+                tally.failed[delivery.message, default: 0] += 1
+            }
+        }
     }
 
     /// What one pass ended, per message, written to the messages once per pass.

@@ -5,8 +5,9 @@ import Schema
 import SQLite
 
 /// Turns leased deliveries into `apns.send` requests: each device's final payload (its badge, the
-/// msg_id), the headers its kind needs, and the app's provider key. Keeps the messages and keys it
-/// read; a key is read again after a minute, so a new one set with `apns.credentials` is used.
+/// msg_id), the headers its kind needs, and the app's provider key; and those that go over the
+/// device channel into `live.deliver` requests. Keeps the messages and keys it read; a key is read
+/// again after a minute, so a new one set with `apns.credentials` is used.
 final class NotificationBuilder {
     /// A message as its notifications need it.
     struct Message {
@@ -44,13 +45,26 @@ final class NotificationBuilder {
     /// A message read before, when still cached.
     func cached(_ id: Int64) -> Message? { messages[id] }
 
-    func build(_ deliveries: [FanoutStore.Delivery], in db: Database) throws -> (requests: [AppRequest], unsendable: [(FanoutStore.Delivery, String)]) {
+    /// One message's deliveries over the device channel: one `live.deliver` for all of them.
+    struct ChannelRequest {
+        var request: LiveDeliver
+        var deliveries: [FanoutStore.Delivery]
+    }
+
+    func build(_ deliveries: [FanoutStore.Delivery], in db: Database)
+        throws -> (requests: [AppRequest], channel: [ChannelRequest], unsendable: [(FanoutStore.Delivery, String)]) {
         var requests: [String: AppRequest] = [:]
+        var channel: [Int64: ChannelRequest] = [:]
         var unsendable: [(FanoutStore.Delivery, String)] = []
         let now = Date().timeIntervalSince1970
         for delivery in deliveries {
             guard let message = try message(delivery.message, in: db) else {
                 unsendable.append((delivery, "MessageUnreadable"))
+                continue
+            }
+            if delivery.token == AudiencePager.channelRoute {
+                channel[delivery.message, default: ChannelRequest(request: Self.liveDeliver(message, now: now), deliveries: [])]
+                    .deliveries.append(delivery)
                 continue
             }
             guard let app = try key(message.appKey, now: now, in: db) else {
@@ -68,7 +82,37 @@ final class NotificationBuilder {
             requests[message.appKey, default: AppRequest(key: app.key)].notifications.append(notification)
             requests[message.appKey]?.deliveries.append(delivery)
         }
-        return (Array(requests.values), unsendable)
+        let live = channel.values.map { batch in
+            var batch = batch
+            batch.request.registrationIDs = batch.deliveries.map(\.registrationID)
+            return batch
+        }
+        return (Array(requests.values), live, unsendable)
+    }
+
+    /// Keeps a message for a day when the push gives no `time_to_live` (as the public services do).
+    static let defaultTimeToLive = 86_400
+
+    /// The `live.deliver` of `message` without its devices: a message or in-app message as it is,
+    /// a notification as a reminder (its `aps` and extras); kept until `time_to_live` from the push
+    /// (or the in-app message's own expiry), or only for devices connected now when it is 0.
+    static func liveDeliver(_ message: Message, now: Double) -> LiveDeliver {
+        let content = message.plan.content
+        let kind: LiveKind = switch content.kind {
+        case .message: .message
+        case .inapp: .inapp
+        default: .reminder
+        }
+        let ttl = message.plan.options.timeToLive ?? defaultTimeToLive
+        var expiresAt = ttl == 0 ? 0 : message.createdAt + Double(ttl)
+        if let own = content.expiresAt, ttl != 0 { expiresAt = min(expiresAt, own) }
+        var fields: JSONValue = content.payload
+        if case .object(var object) = fields {
+            object["_j_msgid"] = .string(message.msgID)
+            fields = .object(object)
+        }
+        return LiveDeliver(appKey: message.appKey, msgID: message.msgID, kind: kind, content: fields, target: content.pages,
+                           expiresAt: expiresAt, registrationIDs: [])
     }
 
     private func message(_ id: Int64, in db: Database) throws -> Message? {

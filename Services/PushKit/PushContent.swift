@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Schema
+import WireTime
 
 /// What every device of a push receives, read from `body`: its kind and the payload before the
 /// per-device parts (the badge a "+N" gives each device, and `_j_msgid`).
@@ -10,6 +11,10 @@ struct PushContent: Codable, Equatable, Sendable {
     var payload: JSONValue
     /// `badge` as given: "N" sets it, "+N"/"-N" change each device's server-kept value.
     var badge: String?
+    /// An in-app message's pages (empty: any).
+    var pages: [String]?
+    /// An in-app message's own expiry (Unix seconds), when it gives one.
+    var expiresAt: Double?
 
     static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
     static let liveActivityEvents: Set<String> = ["start", "update", "end"]
@@ -20,13 +25,12 @@ struct PushContent: Codable, Equatable, Sendable {
         let kinds = ["notification", "message", "live_activity", "voip", "inapp_message"].filter { body[$0] != nil }
         guard !kinds.isEmpty else { throw .missing("body names nothing to send: give notification, live_activity or voip") }
         if kinds.contains("voip"), kinds.count > 1 { throw .badField("body.voip goes alone, not with \(kinds.filter { $0 != "voip" }.joined(separator: ", "))") }
-        if let channelOnly = kinds.first(where: { $0 == "message" || $0 == "inapp_message" }) {
-            throw .badField("body.\(channelOnly) travels over the device channel, which this deployment does not run yet")
-        }
         guard kinds.count == 1 else { throw .badField("body gives \(kinds.joined(separator: " and ")): send one kind per push") }
         switch kinds[0] {
         case "voip": try self.init(voip: body["voip"])
         case "live_activity": try self.init(liveActivity: body["live_activity"], now: now)
+        case "message": try self.init(message: body["message"])
+        case "inapp_message": try self.init(inapp: body["inapp_message"])
         default: try self.init(notification: body["notification"])
         }
     }
@@ -91,6 +95,71 @@ struct PushContent: Codable, Equatable, Sendable {
         if let badge, let n = Int(badge) { aps["badge"] = .number(Double(n)) }  // "N" is the same for every device
         kind = visible ? .alert : .background
         payload = try Self.payload(aps: aps, extras: ios["extras"] ?? notification["extras"], "body.notification.ios.extras")
+    }
+
+    /// `body.message`: `msg_content`, `title?`, `content_type?`, `extras?`, as the device receives them.
+    private init(message: JSONValue?) throws(CommandError) {
+        guard case .object(let message)? = message else { throw .badField("body.message must be an object") }
+        guard let content = message["msg_content"]?.string, !content.isEmpty else { throw .missing("body.message.msg_content is missing") }
+        var fields = JSONObject()
+        fields["msg_content"] = .string(content)
+        for key in ["title", "content_type"] {
+            guard let value = message[key] else { continue }
+            guard let text = value.string else { throw .badField("body.message.\(key) must be a string") }
+            fields[key] = .string(text)
+        }
+        if let extras = message["extras"] {
+            guard Self.isObject(extras) else { throw .badField("body.message.extras must be an object") }
+            fields["extras"] = extras
+        }
+        kind = .message
+        payload = .object(fields)
+    }
+
+    static let inappTypes: Set<String> = ["banner", "interstitial", "full"]
+
+    /// `body.inapp_message`: `type`, `title`, `content`, `target[]`, `click_action?`, `extras?`,
+    /// `expires_at?` (RFC 3339 or Unix seconds); the device receives `inapp_type` for `type`.
+    private init(inapp: JSONValue?) throws(CommandError) {
+        guard case .object(let inapp)? = inapp else { throw .badField("body.inapp_message must be an object") }
+        guard let type = inapp["type"]?.string else { throw .missing("body.inapp_message.type is missing") }
+        guard Self.inappTypes.contains(type) else { throw .badField("body.inapp_message.type must be banner, interstitial or full") }
+        var fields = JSONObject()
+        fields["inapp_type"] = .string(type)
+        for key in ["title", "content"] {
+            guard let text = inapp[key]?.string, !text.isEmpty else { throw .missing("body.inapp_message.\(key) is missing") }
+            fields[key] = .string(text)
+        }
+        var pages: [String] = []
+        switch inapp["target"] {
+        case nil: break
+        case .array(let items)?:
+            for item in items {
+                guard let page = item.string, !page.isEmpty, page.utf8.count <= 256 else { throw .badField("body.inapp_message.target must be page names") }
+                pages.append(page)
+            }
+        default: throw .badField("body.inapp_message.target must be an array of page names")
+        }
+        fields["target"] = .array(pages.map(JSONValue.string))
+        if let action = inapp["click_action"] {
+            guard action.string != nil || Self.isObject(action) else { throw .badField("body.inapp_message.click_action must be a string or an object") }
+            fields["click_action"] = action
+        }
+        if let extras = inapp["extras"] {
+            guard Self.isObject(extras) else { throw .badField("body.inapp_message.extras must be an object") }
+            fields["extras"] = extras
+        }
+        switch inapp["expires_at"] {
+        case nil: break
+        case .number(let seconds)?: expiresAt = seconds.value
+        case .string(let text)?:
+            guard let date = RFC3339.date(from: text) else { throw .badField("body.inapp_message.expires_at must be RFC 3339 or Unix seconds") }
+            expiresAt = date.timeIntervalSince1970
+        default: throw .badField("body.inapp_message.expires_at must be RFC 3339 or Unix seconds")
+        }
+        self.pages = pages
+        kind = .inapp
+        payload = .object(fields)
     }
 
     private init(voip: JSONValue?) throws(CommandError) {

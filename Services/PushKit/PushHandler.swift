@@ -167,13 +167,13 @@ public final class PushHandler: RequestHandler {
 
     // MARK: helpers
 
-    /// The app and its push, checked: fields, the app's APNs key, and (when the gateway is there)
-    /// that the audience has a device (1011).
+    /// The app and its push, checked: fields, the app's APNs key (unless the push goes over the
+    /// device channel only), and (when the gateway is there) that the audience has a device (1011).
     private func check(_ p: PushSend, in db: Database) throws -> (String, PushPlan) {
         let appKey = try Validate.appKey(p.appKey)
         try PushPlan.checkEcho(p)
         let plan = try PushPlan(p, now: Date(timeIntervalSince1970: clock()))
-        guard try credentials.has(db, appKey: appKey) else {
+        guard try plan.content.kind.isChannel || credentials.has(db, appKey: appKey) else {
             throw CommandError.badField("the app has no APNs key: set one with apns.credentials first")
         }
         if let gateway { try AudienceProbe(gateway: gateway).checkHasTarget(plan.target, appKey: appKey) }

@@ -1,4 +1,5 @@
-/// What a push sends, which decides APNs' `apns-push-type`, topic and priority.
+/// What a push sends, which decides APNs' `apns-push-type`, topic and priority, or that it goes
+/// over the device channel instead of APNs.
 enum PushKind: String, Codable, Sendable {
     /// A visible notification (alert, sound or badge).
     case alert
@@ -6,11 +7,18 @@ enum PushKind: String, Codable, Sendable {
     case background
     case voip
     case liveActivity = "liveactivity"
+    /// A custom message (`body.message`): over the device channel, to the app while it runs.
+    case message
+    /// An in-app message (`body.inapp_message`): over the device channel, shown on its target pages.
+    case inapp
+
+    /// Whether it travels over the device channel rather than through APNs.
+    var isChannel: Bool { self == .message || self == .inapp }
 
     /// `apns-topic` for an app whose bundle id is `bundleID`.
     func topic(bundleID: String) -> String {
         switch self {
-        case .alert, .background: bundleID
+        case .alert, .background, .message, .inapp: bundleID
         case .voip: bundleID + ".voip"
         case .liveActivity: bundleID + ".push-type.liveactivity"
         }
@@ -24,7 +32,7 @@ enum PushKind: String, Codable, Sendable {
     /// Which of a device's tokens it goes to (`device.tokens_invalid`'s `kind`).
     var tokenKind: String {
         switch self {
-        case .alert, .background: "apns"
+        case .alert, .background, .message, .inapp: "apns"
         case .voip: "voip"
         case .liveActivity: "live_activity"
         }

@@ -13,6 +13,9 @@ struct PushOptions: Codable, Equatable, Sendable {
     var bigPushDuration: Int = 0
     /// Idempotency key: the same cid within a day answers the first msg_id and sends nothing again.
     var cid: String?
+    /// A notification reaches a device whose user turned notifications off as a reminder over the
+    /// device channel, shown by the app itself.
+    var notificationReminder = false
 
     static let maxTimeToLive = 30 * 86_400
     static let maxBigPushDuration = 1440
@@ -33,7 +36,10 @@ struct PushOptions: Codable, Equatable, Sendable {
                 if collapseID == nil { collapseID = replaced }
             case "big_push_duration": bigPushDuration = try Self.integer(value, key, in: 0...Self.maxBigPushDuration)
             case "cid": cid = try Self.text(value, key, maxBytes: 64)
-            case "notification_reminder", "third_party_channel", "classification", "sendno":
+            case "notification_reminder":
+                guard case .bool(let flag) = value else { throw .badField("body.options.notification_reminder must be true or false") }
+                notificationReminder = flag
+            case "third_party_channel", "classification", "sendno":
                 break  // Android or vendor channels; nothing of APNs
             default: throw .badField("body.options.\(key.prefix(32)) is not an option")
             }

@@ -5,13 +5,14 @@ import JSON
 import Schema
 import ZeroMQ
 
-/// The `apns.send` requests in flight to the senders, through the gateway: a fixed number of
-/// clients, each with at most one request out, so the fan-out never has more than
+/// The `apns.send` (and `live.deliver`) requests in flight to the senders, through the gateway: a
+/// fixed number of clients, each with at most one request out, so the fan-out never has more than
 /// `slots × batch` notifications unanswered (the flow control; the gateway spreads the requests
-/// over however many `apns` processes run). Owned by the fan-out's thread.
+/// over however many `apns` and `channel` processes run). Owned by the fan-out's thread.
 final class SenderPool {
-    /// One request out: the deliveries it carries, and when it is given up.
+    /// One request out: its command, the deliveries it carries, and when it is given up.
     struct InFlight {
+        let command: Command
         let deliveries: [FanoutStore.Delivery]
         let deadline: Double
     }
@@ -36,23 +37,24 @@ final class SenderPool {
     var isIdle: Bool { freeSlots == inFlight.count }
     var sockets: [Socket] { clients.map(\.socket) }
 
-    /// Sends one `apns.send` on a free slot; false when none is free.
-    func send(_ request: ApnsSend, deliveries: [FanoutStore.Delivery], now: Double) throws -> Bool {
+    /// Sends one `apns.send` or `live.deliver` on a free slot; false when none is free.
+    func send<Request: Encodable>(_ command: Command, _ request: Request, deliveries: [FanoutStore.Delivery], now: Double) throws -> Bool {
         guard let slot = inFlight.firstIndex(where: { $0 == nil }) else { return false }
-        try clients[slot].send(Service.apns.name, [Data(Command.apnsSend.name.utf8), WireCodec.encode(request)])
-        inFlight[slot] = InFlight(deliveries: deliveries, deadline: now + timeout)
+        try clients[slot].send(command.service.name, [Data(command.name.utf8), WireCodec.encode(request)])
+        inFlight[slot] = InFlight(command: command, deliveries: deliveries, deadline: now + timeout)
         return true
     }
 
-    /// The answers that have come (each with its deliveries), and the requests given up on.
-    func collect(now: Double) throws -> (answered: [(InFlight, Reply<ApnsSent>?)], expired: [InFlight]) {
-        var answered: [(InFlight, Reply<ApnsSent>?)] = []
+    /// The answers that have come (each with its deliveries; nil when it was unreadable), and the
+    /// requests given up on.
+    func collect(now: Double) throws -> (answered: [(InFlight, Data?)], expired: [InFlight]) {
+        var answered: [(InFlight, Data?)] = []
         var expired: [InFlight] = []
         for slot in inFlight.indices {
             guard let request = inFlight[slot] else { continue }
             if let body = try clients[slot].receiveReply() {
                 inFlight[slot] = nil
-                answered.append((request, body.first.flatMap { try? JSONTreeDecoder().decode(Reply<ApnsSent>.self, from: $0) }))
+                answered.append((request, body.first))
             } else if now > request.deadline {
                 try clients[slot].abandon()
                 inFlight[slot] = nil

@@ -10,7 +10,7 @@ extension DeviceStore {
         guard !registrationIDs.isEmpty else { return [:] }
         let marks = "(" + Array(repeating: "?", count: registrationIDs.count).joined(separator: ",") + ")"
         let rows = try db.rows("""
-            SELECT d.registration_id, d.apns_token, d.apns_production, d.voip_token, l.token
+            SELECT d.registration_id, d.apns_token, d.apns_production, d.voip_token, l.token, d.notification_authorization
             FROM devices d LEFT JOIN live_activity_tokens l
                 ON l.registration_id = d.registration_id AND l.live_activity_id = ?
             WHERE d.app_key = ? AND d.registration_id IN \(marks)
@@ -19,7 +19,7 @@ extension DeviceStore {
         for row in rows {
             guard let id = row[0].string else { continue }
             found[id] = DeviceTokens(apnsToken: row[1].string, apnsProduction: row[2].int == 1, voipToken: row[3].string,
-                                     liveActivityToken: liveActivityID == nil ? nil : row[4].string)
+                                     liveActivityToken: liveActivityID == nil ? nil : row[4].string, authorization: row[5].string)
         }
         return found
     }

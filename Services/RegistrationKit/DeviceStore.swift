@@ -69,6 +69,7 @@ struct DeviceStore {
 
     enum Column: String {
         case apnsToken = "apns_token", voipToken = "voip_token", language, timezone, mobile
+        case notificationAuthorization = "notification_authorization"
 
         /// The column that says when a token was last given, for the token columns.
         var givenAt: String? {
@@ -115,7 +116,7 @@ struct DeviceStore {
             "SELECT activity_attributes, token FROM live_activity_start_tokens WHERE registration_id = ?", registrationID)
         let activityTokens = try db.rows(
             "SELECT live_activity_id, token FROM live_activity_tokens WHERE registration_id = ?", registrationID)
-        return Device(
+        var device = Device(
             registrationID: registrationID,
             appKey: row["app_key"].string ?? "",
             platform: row["platform"].string ?? "",
@@ -131,6 +132,8 @@ struct DeviceStore {
             liveActivityTokens: Self.dictionary(activityTokens),
             createdAt: RFC3339.string(from: Date(timeIntervalSince1970: row["created_at"].double ?? 0)),
             updatedAt: RFC3339.string(from: Date(timeIntervalSince1970: row["updated_at"].double ?? 0)))
+        device.notificationAuthorization = row["notification_authorization"].string
+        return device
     }
 
     private static func dictionary(_ rows: [Row]) -> [String: String] {

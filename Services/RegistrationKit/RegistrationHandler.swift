@@ -115,8 +115,8 @@ public final class RegistrationHandler: RequestHandler {
     func update(_ p: DeviceUpdate, in db: Database) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let registrationID = try owned(appKey: appKey, registrationID: p.registrationID, in: db)
-        guard p.apnsToken != nil || !p.voipToken.isAbsent || p.language != nil || p.timezone != nil else {
-            throw CommandError.empty("nothing to update: give apns_token, voip_token, language or timezone")
+        guard p.apnsToken != nil || !p.voipToken.isAbsent || p.language != nil || p.timezone != nil || p.notificationAuthorization != nil else {
+            throw CommandError.empty("nothing to update: give apns_token, voip_token, language, timezone or notification_authorization")
         }
         var changes: [(DeviceStore.Column, String?)] = []
         if let token = p.apnsToken { changes.append((.apnsToken, try Validate.hexToken(token, "apns_token"))) }
@@ -129,6 +129,12 @@ public final class RegistrationHandler: RequestHandler {
         let timezone = try p.timezone.map(Validate.timeZone)
         if let language { changes.append((.language, language)) }
         if let timezone { changes.append((.timezone, timezone)) }
+        if let authorization = p.notificationAuthorization {
+            guard ["granted", "denied", "provisional"].contains(authorization) else {
+                throw CommandError.invalid("notification_authorization must be granted, denied or provisional")
+            }
+            changes.append((.notificationAuthorization, authorization))
+        }
         let now = clock()
         for (column, value) in changes {
             try devices.set(db, column, to: value, registrationID: registrationID, now: now)

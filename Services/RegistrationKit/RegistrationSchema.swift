@@ -47,5 +47,9 @@ enum RegistrationSchema {
             UPDATE devices SET apns_token_at = updated_at WHERE apns_token IS NOT NULL;
             UPDATE devices SET voip_token_at = updated_at WHERE voip_token IS NOT NULL;
             """),
+        // Whether the device's user lets the app show notifications (granted, denied, provisional).
+        Migration("registration-3", """
+            ALTER TABLE devices ADD COLUMN notification_authorization TEXT;
+            """),
     ]
 }

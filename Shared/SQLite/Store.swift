@@ -14,6 +14,8 @@ public final class Store {
     /// kept alongside it: run newest first when that level rolls back.
     private var undoLevels: [[() -> Void]] = []
     private var commitWork: [(Database) throws -> Void] = []
+    /// Per open write level, what to run once the outermost transaction has committed.
+    private var afterLevels: [[() -> Void]] = []
 
     /// Opens the database at `path` and applies `migrations`.
     /// `durable` (default) makes every commit wait for the disk (`synchronous=FULL`).
@@ -62,28 +64,37 @@ public final class Store {
         if writeDepth > 0 {
             writeDepth += 1
             undoLevels.append([])
+            afterLevels.append([])
             defer { writeDepth -= 1 }
             do {
                 let result = try db.savepoint(body)
                 let kept = undoLevels.removeLast()
                 undoLevels[undoLevels.count - 1] += kept
+                let after = afterLevels.removeLast()
+                afterLevels[afterLevels.count - 1] += after
                 return result
             } catch {
                 undoLevels.removeLast().reversed().forEach { $0() }
+                afterLevels.removeLast()
                 throw error
             }
         }
         writeDepth = 1
         undoLevels = [[]]
+        afterLevels = [[]]
         defer {
             writeDepth = 0
             undoLevels = []
+            afterLevels = []
         }
         try db.run("BEGIN IMMEDIATE")
         do {
             let result = try body(db)
             for work in commitWork { try work(db) }
             try db.run("COMMIT")
+            let committed = afterLevels.flatMap { $0 }
+            afterLevels = []
+            committed.forEach { $0() }
             return result
         } catch {
             _ = try? db.run("ROLLBACK")
@@ -96,6 +107,14 @@ public final class Store {
     /// transaction back): for changes kept in memory during a batch and written once, at its end.
     public func beforeCommit(_ work: @escaping (Database) throws -> Void) {
         commitWork.append(work)
+    }
+
+    /// Registers what to do once the current write is committed, such as telling a connection what
+    /// the transaction stored: it is dropped if the savepoint or transaction open now rolls back.
+    /// Outside a write it runs at once.
+    public func afterCommit(_ work: @escaping () -> Void) {
+        guard !afterLevels.isEmpty else { return work() }
+        afterLevels[afterLevels.count - 1].append(work)
     }
 
     /// Registers how to undo an in-memory change made alongside the current write: it runs if the

@@ -64,10 +64,21 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     case scheduleDelete = "schedule.delete"
     case scheduleList = "schedule.list"
     case scheduleMsgIDs = "schedule.msg_ids"
+    // channel: live connections, undelivered messages, pages
+    case devicesStatus = "devices.status"
+    case pageEnter = "page.enter"
+    case pageLeave = "page.leave"
     // PushBus's internal commands, between its own services (signed by a service or the admin)
     case deviceTokens = "device.tokens"
     case deviceTokensInvalid = "device.tokens_invalid"
     case apnsSend = "apns.send"
+    case liveDeliver = "live.deliver"
+    case liveAttach = "live.attach"
+    case liveDetach = "live.detach"
+    case liveAck = "live.ack"
+    case liveMore = "live.more"
+    case livePush = "live.push"
+    case liveReset = "live.reset"
 
     /// The wire name, e.g. `tags.add`.
     public var name: String { rawValue }
@@ -95,6 +106,8 @@ public enum Command: String, CaseIterable, Codable, Sendable {
             .push
         case .apnsSend:
             .apns
+        case .devicesStatus, .pageEnter, .pageLeave, .liveDeliver, .liveAttach, .liveDetach, .liveAck, .liveMore, .livePush, .liveReset:
+            .channel
         }
     }
 
@@ -110,7 +123,7 @@ extension Command {
         switch self {
         case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .statsMessage, .statsEvents,
              .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw,
-             .deviceTokens, .deviceTokensInvalid:
+             .deviceTokens, .deviceTokensInvalid, .devicesStatus, .liveDeliver, .liveReset:
             true
         case _ where isAppScoped: true
         default: false
@@ -128,10 +141,14 @@ extension Command {
 
     /// Commands outside the public catalog, which only PushBus's own services (or the admin) call:
     /// the push service asking registration for tokens and reporting dead ones, and handing
-    /// notifications to an `apns` sender.
+    /// notifications to an `apns` sender or messages to the device channel; channel processes
+    /// telling a device's shard of its connection and acknowledgements, and handing a shard's
+    /// messages to the process that holds the device's connection (`live.push`, sent to one shard
+    /// by name).
     public var isInternal: Bool {
         switch self {
-        case .deviceTokens, .deviceTokensInvalid, .apnsSend: true
+        case .deviceTokens, .deviceTokensInvalid, .apnsSend,
+             .liveDeliver, .liveAttach, .liveDetach, .liveAck, .liveMore, .livePush, .liveReset: true
         default: false
         }
     }

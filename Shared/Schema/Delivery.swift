@@ -28,15 +28,20 @@ public struct DeviceTokens: Codable, Equatable, Sendable {
     public var apnsProduction: Bool
     public var voipToken: String?
     public var liveActivityToken: String?
-    public init(apnsToken: String?, apnsProduction: Bool, voipToken: String? = nil, liveActivityToken: String? = nil) {
+    /// The device's notification authorization (`device.update`), when it reported one: a push with
+    /// `notification_reminder` goes to a `denied` device over the channel instead.
+    public var authorization: String?
+    public init(apnsToken: String?, apnsProduction: Bool, voipToken: String? = nil, liveActivityToken: String? = nil,
+                authorization: String? = nil) {
         self.apnsToken = apnsToken
         self.apnsProduction = apnsProduction
         self.voipToken = voipToken
         self.liveActivityToken = liveActivityToken
+        self.authorization = authorization
     }
     enum CodingKeys: String, CodingKey {
         case apnsToken = "apns_token", apnsProduction = "apns_production", voipToken = "voip_token"
-        case liveActivityToken = "live_activity_token"
+        case liveActivityToken = "live_activity_token", authorization
     }
 }
 

@@ -91,6 +91,8 @@ public struct Device: Codable, Equatable, Sendable {
     public var language: String?
     public var timezone: String?
     public var mobile: String?
+    /// `granted`, `denied` or `provisional`, as the device last reported it; nil before it did.
+    public var notificationAuthorization: String?
     /// activity_attributes → push-to-start token
     public var liveActivityStartTokens: [String: String]
     /// live_activity_id → push token
@@ -114,6 +116,7 @@ public struct Device: Codable, Equatable, Sendable {
         self.language = language
         self.timezone = timezone
         self.mobile = mobile
+        self.notificationAuthorization = nil
         self.liveActivityStartTokens = liveActivityStartTokens
         self.liveActivityTokens = liveActivityTokens
         self.createdAt = createdAt
@@ -123,7 +126,7 @@ public struct Device: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case registrationID = "registration_id", appKey = "app_key", platform, deviceID = "device_id"
         case apnsToken = "apns_token", apnsProduction = "apns_production", sdkVersion = "sdk_version"
-        case voipToken = "voip_token", language, timezone, mobile
+        case voipToken = "voip_token", language, timezone, mobile, notificationAuthorization = "notification_authorization"
         case liveActivityStartTokens = "live_activity_start_tokens", liveActivityTokens = "live_activity_tokens"
         case createdAt = "created_at", updatedAt = "updated_at"
     }
@@ -142,20 +145,25 @@ public struct DeviceUpdate: Codable, Equatable, Sendable {
     public var voipToken: Patch<String>
     public var language: String?
     public var timezone: String?
+    /// Whether the device's user lets the app show notifications: `granted`, `denied` or
+    /// `provisional` (a push with `notification_reminder` reaches a denied device over the channel).
+    public var notificationAuthorization: String?
 
     public init(appKey: String?, registrationID: String?, apnsToken: String? = nil,
-                voipToken: Patch<String> = .absent, language: String? = nil, timezone: String? = nil) {
+                voipToken: Patch<String> = .absent, language: String? = nil, timezone: String? = nil,
+                notificationAuthorization: String? = nil) {
         self.appKey = appKey
         self.registrationID = registrationID
         self.apnsToken = apnsToken
         self.voipToken = voipToken
         self.language = language
         self.timezone = timezone
+        self.notificationAuthorization = notificationAuthorization
     }
 
     enum CodingKeys: String, CodingKey {
         case appKey = "app_key", registrationID = "registration_id", apnsToken = "apns_token"
-        case voipToken = "voip_token", language, timezone
+        case voipToken = "voip_token", language, timezone, notificationAuthorization = "notification_authorization"
     }
 }
 

@@ -1,7 +1,8 @@
 /// The services behind the gateway: those that own device state, then the sending path (`push`
-/// owns messages, `apns` is a stateless sender). Each runs as its own executable and MDP worker.
+/// owns messages, `apns` is a stateless sender, `channel` holds devices' live connections and
+/// their undelivered messages). Each runs as its own executable and MDP worker.
 public enum Service: String, CaseIterable, Codable, Sendable {
-    case registration, tagging, badge, scheduler, analytics, push, apns
+    case registration, tagging, badge, scheduler, analytics, push, apns, channel
 
     /// The MDP service name workers announce and clients may address directly.
     public var name: String { rawValue }

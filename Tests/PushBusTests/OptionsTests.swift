@@ -8,6 +8,7 @@ import TaggingKit
 import Testing
 import PushKit
 import ApnsKit
+import ChannelKit
 import Worker
 @testable import GatewayKit
 
@@ -109,6 +110,7 @@ struct OptionsTests {
         ("analytics", (WorkerOptions.flags + AnalyticsSettings.flags).map(\.name)),
         ("push", (WorkerOptions.flags + PushSettings.flags).map(\.name)),
         ("apns", (WorkerOptions.flags + ApnsSettings.flags).map(\.name)),
+        ("channel", (WorkerOptions.flags + ChannelSettings.flags).map(\.name)),
         ("pushbus", ["data-dir", "host", "bus-host", "base-port", "services", "shards", "replicas", "curve", "ready-timeout-ms", "log-level", "api"]),
         ("api", ApiOptions.flags.map(\.name)),
         ("pushctl", ["endpoint", "app-key", "platform", "device-id", "registration-id", "timeout-ms", "shard-index", "shard-count",

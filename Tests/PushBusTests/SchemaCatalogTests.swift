@@ -289,6 +289,41 @@ struct SchemaCatalogTests {
             SchemaFixture.expectPayload(ApnsSend(credentials: ApnsKey(teamID: "T", keyID: "K", p8: "P"), notifications: []),
                                         keys: ["credentials", "notifications"])
             SchemaFixture.expectReply(ApnsSent(results: [ApnsResult(id: "1:a", status: 200)]), keys: ["results"])
+
+        // channel
+        case .devicesStatus:
+            SchemaFixture.expectPayload(DevicesStatusQuery(appKey: app, registrationIDs: [rid]), keys: ["app_key", "registration_ids"])
+            SchemaFixture.expectReply(DevicesStatus(devices: [rid: DeviceOnline(online: true, lastOnlineTime: SchemaFixture.time)]), keys: ["devices"])
+        case .pageEnter, .pageLeave:
+            SchemaFixture.expectPayload(PageReport(appKey: app, registrationID: rid, page: "home"), keys: device.union(["page"]))
+            SchemaFixture.expectReply(Empty(), keys: [])
+        case .liveDeliver:
+            SchemaFixture.expectPayload(LiveDeliver(appKey: app, msgID: "1000000001", kind: .inapp, content: .object(["title": .string("t")]),
+                                                    target: ["home"], expiresAt: 1, registrationIDs: [rid]),
+                                        keys: ["app_key", "msg_id", "kind", "content", "target", "expires_at", "registration_ids"])
+            SchemaFixture.expectReply(LiveDelivered(devices: [rid: "queued"]), keys: ["devices"])
+        case .liveAttach:
+            SchemaFixture.expectPayload(LiveAttach(appKey: app, registrationID: rid, at: LiveConnection(host: 0, boot: "b", connection: 1),
+                                                   proof: "ab", helloTS: 1), keys: device.union(["at", "proof", "hello_ts"]))
+            SchemaFixture.expectReply(LiveAttached(pending: [LiveEntry(seq: 1, msgID: "1000000001", kind: .message, content: .object([:]))]),
+                                      keys: ["pending", "more"])
+        case .liveMore:
+            SchemaFixture.expectPayload(LiveMore(appKey: app, registrationID: rid, at: LiveConnection(host: 0, boot: "b", connection: 1), after: 3),
+                                        keys: device.union(["at", "after"]))
+            SchemaFixture.expectReply(LiveAttached(pending: [], more: true), keys: ["pending", "more"])
+        case .liveDetach:
+            SchemaFixture.expectPayload(LiveDetach(appKey: app, registrationID: rid, at: LiveConnection(host: 0, boot: "b", connection: 1)),
+                                        keys: device.union(["at"]))
+            SchemaFixture.expectReply(Empty(), keys: [])
+        case .liveAck:
+            SchemaFixture.expectPayload(LiveAck(appKey: app, registrationID: rid, msgIDs: ["1000000001"]), keys: device.union(["msg_ids"]))
+            SchemaFixture.expectReply(LiveAcked(first: ["1000000001"]), keys: ["first"])
+        case .livePush:
+            SchemaFixture.expectPayload(LivePush(sends: [], closes: []), keys: ["sends", "closes"])
+            SchemaFixture.expectReply(Empty(), keys: [])
+        case .liveReset:
+            SchemaFixture.expectPayload(LiveReset(host: 1, boot: "b"), keys: ["host", "boot"])
+            SchemaFixture.expectReply(Empty(), keys: [])
         }
     }
 }

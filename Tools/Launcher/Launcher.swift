@@ -47,7 +47,8 @@ final class Launcher: @unchecked Sendable {
             children.append(Child(name: worker.name, executable: "\(binDirectory)/\(worker.service.name)",
                                   arguments: ["--endpoint", options.endpoint, "--events-in", options.eventsIn,
                                               "--events-out", options.eventsOut, "--data-dir", options.dataDirectory]
-                                      + worker.placement + serviceCurve + level,
+                                      + worker.placement + (worker.service == .channel ? ["--listen", options.channelAddress] : [])
+                                      + serviceCurve + level,
                                   output: output))
         }
         for name in apiNames {
@@ -104,7 +105,9 @@ final class Launcher: @unchecked Sendable {
             if waiting.isEmpty {
                 output.say("pushbus: ready: requests \(options.endpoint), events out \(options.eventsOut), "
                            + "services \(options.services.map(\.name).joined(separator: ","))"
-                           + (apiAddress.map { ", REST API http://\($0)" } ?? "") + ", data \(options.dataDirectory)"
+                           + (apiAddress.map { ", REST API http://\($0)" } ?? "")
+                           + (options.services.contains(.channel) ? ", device channel ws://\(options.channelAddress)/v1/channel" : "")
+                           + ", data \(options.dataDirectory)"
                            + (serverKey.map { ", CURVE server key \($0)" } ?? "")
                            + "; secrets in \(options.dataDirectory)/admin.secret and server.key")
             } else {

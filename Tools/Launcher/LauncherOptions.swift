@@ -28,7 +28,7 @@ struct LauncherOptions: Options {
         .string("data-dir", \.dataDirectory, help: "Directory for every service's database."),
         .string("host", \.host, help: "Address the gateway's request and metrics endpoints bind, and services dial."),
         .string("bus-host", \.busHost, help: "Address the event bus (events in N+2, out N+3) binds; loopback keeps it from other machines."),
-        .int("base-port", \.basePort, in: 1...65_532, help: "Requests on N, metrics N+1, events in N+2, events out N+3."),
+        .int("base-port", \.basePort, in: 1...65_530, help: "Requests on N, metrics N+1, events in N+2, events out N+3, REST API N+4, device channel N+5."),
         .string("services", \.serviceNames, help: "Comma-separated services to run, or all (those built)."),
         .shards(\.shards),
         Option("replicas", \.replicas,
@@ -72,4 +72,6 @@ struct LauncherOptions: Options {
     var eventsOut: String { "tcp://\(busHost):\(basePort + 3)" }
     /// Where the REST API serves HTTP.
     var apiAddress: String { "\(host):\(basePort + 4)" }
+    /// Where devices connect to the channel processes, all on one port: base port + 5.
+    var channelAddress: String { "\(host):\(basePort + 5)" }
 }

@@ -1,0 +1,57 @@
+import Credentials
+import Foundation
+import Runtime
+import Schema
+import WebSocket
+import Worker
+import ZeroMQ
+
+/// What one channel process runs beside its shard's worker: the WebSocket server devices connect
+/// to, the connections it holds (`LiveHost`), and the uplink to the bus. It is the shard's outlet:
+/// a message for a connection of this process goes straight to it, one for a connection another
+/// channel process holds goes there as `live.push`, addressed to that process's shard by name.
+public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
+    public let host: LiveHost
+    public let uplink: Uplink
+    public let server: WebSocketServer
+    private let shard: ShardLayout
+    private let logger: Logger
+
+    public init(settings: ChannelSettings, options: WorkerOptions, secrets: Secrets, logger: Logger) throws {
+        shard = options.shard
+        self.logger = logger
+        uplink = Uplink(endpoint: options.endpoint, serverKey: options.curveServerKey, secrets: secrets,
+                        service: options.shard.serviceName(Service.channel.name), slots: settings.uplinkSlots, logger: logger)
+        host = LiveHost(host: options.shard.index, secrets: secrets, uplink: uplink, helloTimeout: Double(settings.helloTimeoutSeconds),
+                        logger: logger)
+        let (address, port) = try settings.address()
+        server = WebSocketServer(host: address, port: port, path: "/v1/channel", limits: settings.limits, delegate: host)
+        host.server = server
+    }
+
+    public func push(_ push: LivePush, toHost target: Int) {
+        if target == shard.index {
+            host.apply(push)
+        } else {
+            for part in push.parts(maxBytes: Mailbox.answerBytes) {
+                uplink.enqueue(.livePush, part, to: ShardHash.serviceName(Service.channel.name, shard: target, of: shard.count))
+            }
+        }
+    }
+
+    /// Starts the uplink, tells every shard that connections of this process's earlier starts are
+    /// gone, and opens the WebSocket port. Throws when the port cannot be bound.
+    public func start(context: Context) throws {
+        let stopper = Stopper(context: context)
+        BackgroundThread.start("channel-uplink", logger: logger) { [uplink] in try uplink.run(context: context, until: stopper) }
+        BackgroundThread.start("channel-sweep", logger: logger) { [host] in
+            while !stopper.isRequested {
+                usleep(1_000_000)
+                host.sweep()
+            }
+        }
+        uplink.enqueue(.liveReset, LiveReset(host: host.host, boot: host.boot))
+        try server.start()
+        logger.info("serving devices", ["listen": "\(server.boundPort)", "host": host.host, "boot": host.boot])
+    }
+}

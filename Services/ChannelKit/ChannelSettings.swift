@@ -1,0 +1,45 @@
+import Runtime
+import WebSocket
+
+/// The channel service's own settings, from flags or `PUSHBUS_*` variables.
+public struct ChannelSettings: Options {
+    /// Where devices connect (`ws://<listen>/v1/channel`): the launcher's base port + 5.
+    public var listen = "127.0.0.1:5560"
+    public var maxConnections = 30_000
+    public var maxMessageBytes = 8192
+    public var maxQueuedBytes = 262_144
+    public var framesPerSecond = 20
+    public var pingIntervalSeconds = 25
+    public var pongTimeoutSeconds = 10
+    public var helloTimeoutSeconds = 10
+    /// Requests to the bus in flight at once (attachments, acknowledgements, reports).
+    public var uplinkSlots = 16
+
+    public init() {}
+
+    public static let options: [Option<ChannelSettings>] = [
+        .string("listen", \.listen, help: "host:port devices connect to (ws://<listen>/v1/channel); several channel processes may share it."),
+        .int("max-connections", \.maxConnections, in: 1...1_000_000, help: "Connections held at once; more are refused during the handshake."),
+        .int("max-message-bytes", \.maxMessageBytes, in: 256...1_048_576, help: "The largest frame a device may send; a larger one closes its connection with 1009."),
+        .int("max-queued-bytes", \.maxQueuedBytes, in: 4096...67_108_864,
+             help: "Bytes queued for a device that reads too slowly before its connection is closed (1008)."),
+        .int("frames-per-second", \.framesPerSecond, in: 1...10_000, help: "Frames a device may send per second (bursts of twice that); past it: closed with 1008."),
+        .int("ping-interval", \.pingIntervalSeconds, in: 1...3600, help: "Seconds of silence before a connection is pinged."),
+        .int("pong-timeout", \.pongTimeoutSeconds, in: 1...3600, help: "Seconds after a ping within which the device must answer, or it is taken for dead."),
+        .int("hello-timeout", \.helloTimeoutSeconds, in: 1...600, help: "Seconds a new connection may take to send its hello."),
+        .int("uplink-slots", \.uplinkSlots, in: 1...256, help: "Requests to the bus in flight at once (attachments, acknowledgements, reports)."),
+    ]
+
+    /// `listen` split into an IPv4 host and a port.
+    public func address() throws(UsageError) -> (host: String, port: Int) {
+        guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]) else {
+            throw UsageError("--listen must be host:port, got \(listen)")
+        }
+        return (String(listen[..<colon]), Int(port))
+    }
+
+    public var limits: WebSocketLimits {
+        WebSocketLimits(maxMessageBytes: maxMessageBytes, maxQueuedBytes: maxQueuedBytes, framesPerSecond: framesPerSecond,
+                        pingInterval: Double(pingIntervalSeconds), pongTimeout: Double(pongTimeoutSeconds), maxConnections: maxConnections)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Schema
+
+/// One device connection as its channel process sees it: where it is in the hello, and once open,
+/// which device it is and which mailbox entries it has been sent.
+struct LiveConnectionState {
+    enum Stage: Equatable {
+        /// Waiting for frame 1 of the hello.
+        case hello
+        /// Frame 1 came: waiting for its proof.
+        case proof(payload: String)
+        /// The hello checked out here; its shard has not answered yet.
+        case attaching(Hello)
+        /// Welcomed: messages flow.
+        case open(Hello)
+    }
+
+    var stage: Stage = .hello
+    let openedAt: Double
+    /// Mailbox entries sent on this connection and not yet acknowledged, so a message that comes both
+    /// in the attach answer and from a delivery is sent once.
+    var sent: [Int64: String] = [:]
+    /// Entries that came while the shard's attach answer was on its way, sent after it.
+    var held: [LiveEntry] = []
+    /// The connection closed while attaching: tell the shard once its answer comes.
+    var closedWhileAttaching = false
+    /// The shard's backlog for the device goes on after `backlogEnd`: ask for the next part once
+    /// everything sent is acknowledged (nil: nothing more, or asked already).
+    var backlogEnd: Int64?
+
+    init(openedAt: Double) { self.openedAt = openedAt }
+
+    var hello: Hello? {
+        switch stage {
+        case .attaching(let hello), .open(let hello): hello
+        default: nil
+        }
+    }
+
+    /// The entries of `entries` not sent yet, in mailbox order, now counted as sent.
+    mutating func unsent(_ entries: [LiveEntry]) -> [LiveEntry] {
+        var fresh: [LiveEntry] = []
+        for entry in entries.sorted(by: { $0.seq < $1.seq }) where sent[entry.seq] == nil {
+            sent[entry.seq] = entry.msgID
+            fresh.append(entry)
+        }
+        return fresh
+    }
+
+    /// The device acknowledged `msgIDs`: they leave the sent set.
+    mutating func acknowledged(_ msgIDs: [String]) {
+        let acked = Set(msgIDs)
+        sent = sent.filter { !acked.contains($0.value) }
+    }
+}

@@ -1,0 +1,44 @@
+/// What one WebSocket server lets each connection do, and when it gives up on one. A value type the
+/// server copies at `init`; changing it afterwards changes nothing.
+public struct WebSocketLimits: Sendable, Equatable {
+    /// The longest text message, fragments reassembled; a longer one closes with 1009, decided from
+    /// the frame's length header before its payload is buffered.
+    public var maxMessageBytes: Int
+    /// Outgoing bytes queued for one connection; past it the peer is a slow reader: its queue is
+    /// dropped and it is closed with 1008 "slow reader".
+    public var maxQueuedBytes: Int
+    /// Frames a connection may send per second, sustained; bursts of twice that pass. Past it: 1008
+    /// "too many frames".
+    public var framesPerSecond: Int
+    /// Seconds a connection may stay silent before the server pings it.
+    public var pingInterval: Double
+    /// Seconds after a ping within which some frame must arrive, or the connection is dropped as dead
+    /// (the delegate hears 1006).
+    public var pongTimeout: Double
+    /// Seconds the HTTP part (the handshake) may take: libmicrohttpd's connection timeout.
+    public var handshakeTimeout: Int
+    /// Connections held at once, handshakes in progress included.
+    public var maxConnections: Int
+    /// Bytes libmicrohttpd gives each connection for the request and response headers (a longer
+    /// request is refused). MHD keeps this block for as long as the upgraded connection lives, so it
+    /// is most of an idle connection's cost: 8 KiB costs about 9.5 KB per connection, 4 KiB about 5.4.
+    public var handshakeMemory: Int
+    /// The kernel's send buffer of each upgraded socket (SO_SNDBUF; 0 leaves the kernel's own, which
+    /// grows to megabytes): with `maxQueuedBytes`, what a connection that does not read can hold up
+    /// before it counts as a slow reader, and so most of the memory a stuck peer costs.
+    public var sendBuffer: Int
+
+    public init(maxMessageBytes: Int = 65_536, maxQueuedBytes: Int = 262_144, framesPerSecond: Int = 50,
+                pingInterval: Double = 20, pongTimeout: Double = 10, handshakeTimeout: Int = 10,
+                maxConnections: Int = 30_000, handshakeMemory: Int = 8_192, sendBuffer: Int = 65_536) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxQueuedBytes = maxQueuedBytes
+        self.framesPerSecond = framesPerSecond
+        self.pingInterval = pingInterval
+        self.pongTimeout = pongTimeout
+        self.handshakeTimeout = handshakeTimeout
+        self.maxConnections = maxConnections
+        self.handshakeMemory = handshakeMemory
+        self.sendBuffer = sendBuffer
+    }
+}

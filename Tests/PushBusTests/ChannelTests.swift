@@ -1,0 +1,112 @@
+import Foundation
+import JSON
+import Testing
+
+/// The device channel through the real executables: gateway, registration, tagging, badge,
+/// analytics, push, apns (at the APNs stand-in), a `channel` process and the REST API. Devices are
+/// Python's `websockets` (Tests/channel/device_check.py), which shares no code with the server; the
+/// app server pushes through the REST API.
+@Suite("Device channel (integration)", .serialized)
+struct ChannelTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("channel/device_check.py").path
+
+    /// The stack, its channel's port, and a config naming devices `a`, `b` and `gone` (deleted).
+    final class Setup: @unchecked Sendable {
+        let push: PushStack
+        let api: ApiServer
+        let port: Int
+        let channelFlags: [String]
+        let ids: [String: String]
+        let configPath: String
+
+        init() throws {
+            push = try PushStack(appKey: "liveapp")
+            port = Ports.free()
+            channelFlags = ["--listen", "127.0.0.1:\(port)", "--ping-interval", "1", "--pong-timeout", "1", "--hello-timeout", "2",
+                            "--frames-per-second", "50", "--max-queued-bytes", "65536"]
+            try push.stack.startService("channel", extra: channelFlags)
+            api = try ApiServer(stack: push.stack, extra: ["--app-quota", "0"])
+            var ids: [String: String] = [:]
+            for (name, token) in [("a", 0xC1), ("b", 0xC2), ("gone", 0xC3)] { ids[name] = try push.device(String(format: "%064x", token)) }
+            self.ids = ids
+            _ = try push.call("device.delete", ["app_key": .string("liveapp"), "registration_id": .string(ids["gone"]!)])
+            let secrets = push.stack.secrets
+            let devices = ids.mapValues { id -> JSONValue in
+                .object(["rid": .string(id), "secret": .string(secrets.deviceSecret(appKey: "liveapp", registrationID: id))])
+            }
+            let config: JSONValue = .object([
+                "ws": .string("ws://127.0.0.1:\(port)/v1/channel"), "api": .string(api.base), "app_key": "liveapp".json,
+                "master_secret": .string(secrets.masterSecret(appKey: "liveapp")), "devices": .object(JSONObject(devices)),
+            ])
+            configPath = push.stack.dataDirectory + "/channel-config.json"
+            try JSONEncoder().encode(config).write(to: URL(fileURLWithPath: configPath))
+        }
+
+        /// A value a scenario printed as a JSON line `{"key": value}`.
+        static func printed(_ key: String, in output: String) -> String? {
+            output.split(separator: "\n").lazy.compactMap { line in
+                (try? JSONTreeDecoder().decode(JSONValue.self, from: Data(line.utf8)))?[key]?.string
+            }.first
+        }
+
+        /// Runs scenarios of the script; their output, after checking it passed.
+        @discardableResult
+        func run(_ scenarios: [String]) throws -> String {
+            let python = try RunningProcess("/usr/bin/env", ["python3", ChannelTests.script, configPath] + scenarios,
+                                            logDirectory: push.stack.logDirectory)
+            let status = python.waitForExit(120)
+            let output = python.output
+            #expect(status == 0, "\(output)\nchannel log:\n\(push.stack.services["channel"]?.output.suffix(4000) ?? "")")
+            return output
+        }
+    }
+
+    @Test func messagesReachConnectedAndReturningDevicesInOrderOnceUnlessExpired() throws {
+        let setup = try Setup()
+        try setup.run(["live", "offline", "ttl_zero", "status", "replace"])
+    }
+
+    @Test func inAppMessagesShowOnTheirPagesOnceAndCountShowsAndClicks() throws {
+        let setup = try Setup()
+        let output = try setup.run(["inapp"])
+        let msgID = try #require(Setup.printed("inapp_msg_id", in: output))
+        var counts: JSONValue?
+        let counted = try eventually(10) {
+            counts = try setup.push.call("stats.message", ["app_key": "liveapp".json, "msg_ids": .array([.string(msgID)])])["messages"]?[msgID]
+            return counts?["inapp_show"]?.number == 1 && counts?["inapp_click"]?.number == 1 && counts?["received"]?.number == 1
+        }
+        #expect(counted, "stats.message: \(String(describing: counts))")
+    }
+
+    @Test func aReminderReachesADeviceWithNotificationsOffOverTheChannelAndTheOtherThroughAPNs() throws {
+        let setup = try Setup()
+        let output = try setup.run(["reminder"])
+        let msgID = try #require(Setup.printed("reminder_msg_id", in: output))
+        _ = try setup.push.waitUntilDone(msgID)
+        let tokens = try setup.push.received(msgID).compactMap { $0["token"]?.string }
+        #expect(tokens == [String(format: "%064x", 0xC2)], "APNs got \(tokens): only b, whose notifications are on")
+    }
+
+    @Test func forgedStaleReplayedAndDeletedHellosAreRefusedWithTheirCodes() throws {
+        let setup = try Setup()
+        try setup.run(["refusals"])
+    }
+
+    @Test func hostileConnectionsAreClosedWithACodeAndOthersKeepBeingServed() throws {
+        let setup = try Setup()
+        try setup.run(["bad_input", "heartbeat", "drain", "live"])
+        let log = setup.push.stack.services["channel"]?.output ?? ""
+        for reason in [#"code=1008 reason="slow reader""#, #"code=1008 reason="too many frames""#, "code=1009", "code=1003"] {
+            #expect(log.contains(reason), "the channel never closed a connection with \(reason)")
+        }
+    }
+
+    @Test func aChannelKilledAndRestartedLosesNoUnacknowledgedMessage() throws {
+        let setup = try Setup()
+        try setup.run(["queue_for_restart"])
+        setup.push.stack.services["channel"]?.kill()
+        try setup.push.stack.startService("channel", extra: setup.channelFlags)
+        try setup.run(["after_restart"])
+    }
+}
