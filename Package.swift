@@ -136,6 +136,8 @@ let package = Package(
         .executableTarget(name: "bench-badge", dependencies: ["BadgeKit", "Client", "Credentials", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite", "WireTime"],
                           path: "Tools/BenchBadge"),
 
+        // The device channel's load client: thousands of WebSocket devices on one epoll loop.
+        .executableTarget(name: "bench-channel", dependencies: ["CMicroHTTPD", "Credentials"], path: "Tools/BenchChannel"),
         .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite", "Credentials"],
                           path: "Tools/BenchHotPath"),
 

@@ -34,7 +34,7 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
             host.apply(push)
         } else {
             for part in push.parts(maxBytes: Mailbox.answerBytes) {
-                uplink.enqueue(.livePush, part, to: ShardHash.serviceName(Service.channel.name, shard: target, of: shard.count))
+                uplink.enqueue(.livePush, part, to: ShardHash.serviceName(Service.channel.name, shard: target, of: shard.count), urgent: true)
             }
         }
     }

@@ -12,6 +12,8 @@ public struct ChannelSettings: Options {
     public var pingIntervalSeconds = 25
     public var pongTimeoutSeconds = 10
     public var helloTimeoutSeconds = 10
+    /// What libmicrohttpd gives each connection for its handshake, and keeps while it lives.
+    public var handshakeMemory = 4096
     /// Requests to the bus in flight at once (attachments, acknowledgements, reports).
     public var uplinkSlots = 16
 
@@ -26,6 +28,8 @@ public struct ChannelSettings: Options {
         .int("frames-per-second", \.framesPerSecond, in: 1...10_000, help: "Frames a device may send per second (bursts of twice that); past it: closed with 1008."),
         .int("ping-interval", \.pingIntervalSeconds, in: 1...3600, help: "Seconds of silence before a connection is pinged."),
         .int("pong-timeout", \.pongTimeoutSeconds, in: 1...3600, help: "Seconds after a ping within which the device must answer, or it is taken for dead."),
+        .int("handshake-memory", \.handshakeMemory, in: 2048...65_536,
+             help: "Bytes for each connection's HTTP handshake, kept while it lives (most of an idle connection's memory)."),
         .int("hello-timeout", \.helloTimeoutSeconds, in: 1...600, help: "Seconds a new connection may take to send its hello."),
         .int("uplink-slots", \.uplinkSlots, in: 1...256, help: "Requests to the bus in flight at once (attachments, acknowledgements, reports)."),
     ]
@@ -40,6 +44,7 @@ public struct ChannelSettings: Options {
 
     public var limits: WebSocketLimits {
         WebSocketLimits(maxMessageBytes: maxMessageBytes, maxQueuedBytes: maxQueuedBytes, framesPerSecond: framesPerSecond,
-                        pingInterval: Double(pingIntervalSeconds), pongTimeout: Double(pongTimeoutSeconds), maxConnections: maxConnections)
+                        pingInterval: Double(pingIntervalSeconds), pongTimeout: Double(pongTimeoutSeconds), maxConnections: maxConnections,
+                        handshakeMemory: handshakeMemory)
     }
 }

@@ -108,7 +108,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
     private func attach(_ hello: Hello, _ connection: ConnectionID, attempt: Int) {
         let attach = LiveAttach(appKey: hello.appKey, registrationID: hello.registrationID, at: at(connection), proof: hello.signature,
                                 helloTS: hello.ts)
-        uplink.enqueue(.liveAttach, attach) { [weak self] reply in self?.attached(hello, connection, reply, attempt: attempt) }
+        uplink.enqueue(.liveAttach, attach, urgent: true) { [weak self] reply in self?.attached(hello, connection, reply, attempt: attempt) }
     }
 
     /// The shard's answer to an attach: welcome and what waits, or a close with the refusal.

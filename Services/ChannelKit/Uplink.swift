@@ -22,6 +22,10 @@ public final class Uplink: @unchecked Sendable {
     }
 
     private let lock = NSCondition()
+    /// What a device waits for (its messages on their way to another channel process, its
+    /// attachment), sent before the rest (acknowledgements, reports), which a broadcast's thousands
+    /// of acknowledgements would otherwise hold up.
+    private var urgent: [Job] = []
     private var queue: [Job] = []
     private let endpoint: String
     private let serverKey: String?
@@ -42,12 +46,13 @@ public final class Uplink: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Queues `payload` for `command` to `service` (the owning service when nil). Never blocks.
-    public func enqueue<P: Encodable>(_ command: Command, _ payload: P, to service: String? = nil,
+    /// Queues `payload` for `command` to `service` (the owning service when nil), `urgent` ahead of
+    /// the rest. Never blocks.
+    public func enqueue<P: Encodable>(_ command: Command, _ payload: P, to service: String? = nil, urgent: Bool = false,
                                       completion: ((Data?) -> Void)? = nil) {
         let job = Job(service: service ?? command.service.name, command: command, payload: WireCodec.encode(payload), completion: completion)
         lock.lock()
-        queue.append(job)
+        if urgent { self.urgent.append(job) } else { queue.append(job) }
         lock.signal()
         lock.unlock()
     }
@@ -95,9 +100,12 @@ public final class Uplink: @unchecked Sendable {
     private func take(_ count: Int, wait: Bool) -> [Job] {
         lock.lock()
         defer { lock.unlock() }
-        if wait && queue.isEmpty { _ = lock.wait(until: Date().addingTimeInterval(0.1)) }
-        let taken = Array(queue.prefix(count))
-        queue.removeFirst(taken.count)
+        if wait && queue.isEmpty && urgent.isEmpty { _ = lock.wait(until: Date().addingTimeInterval(0.1)) }
+        var taken = Array(urgent.prefix(count))
+        urgent.removeFirst(taken.count)
+        let rest = Array(queue.prefix(count - taken.count))
+        queue.removeFirst(rest.count)
+        taken += rest
         return taken
     }
 }

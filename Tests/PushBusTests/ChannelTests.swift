@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Schema
 import Testing
 
 /// The device channel through the real executables: gateway, registration, tagging, badge,
@@ -100,6 +101,43 @@ struct ChannelTests {
         for reason in [#"code=1008 reason="slow reader""#, #"code=1008 reason="too many frames""#, "code=1009", "code=1003"] {
             #expect(log.contains(reason), "the channel never closed a connection with \(reason)")
         }
+    }
+
+    /// Two channel processes, shards 0 and 1, each on a port of its own here (in production they
+    /// share one), so a device can be sent to the process that does not own its mailbox.
+    @Test func aDevicesMessagesReachItWhicheverChannelProcessHoldsItsConnection() throws {
+        let push = try PushStack(appKey: "liveapp", gatewayFlags: ["--shards", "channel=2"])
+        let ports = [Ports.free(), Ports.free()]
+        let processes = try (0..<2).map { shard in
+            try RunningProcess(TestPaths.executable("channel"),
+                               ["--endpoint", push.stack.endpoint, "--events-in", push.stack.eventsIn, "--events-out", push.stack.eventsOut,
+                                "--data-dir", push.stack.dataDirectory, "--heartbeat-ms", "200", "--parent-pid", String(getpid()),
+                                "--shard-index", String(shard), "--shard-count", "2", "--listen", "127.0.0.1:\(ports[shard])"],
+                               logDirectory: push.stack.logDirectory)
+        }
+        try push.stack.waitForService("channel")
+        let api = try ApiServer(stack: push.stack, extra: ["--app-quota", "0"])
+        // Devices until each shard owns one.
+        var devices: [String: JSONValue] = [:]
+        var token = 0xD0
+        while devices.count < 2 {
+            token += 1
+            let id = try push.device(String(format: "%064x", token))
+            let shard = ShardHash.shard(of: id, count: 2)
+            let name = shard == 0 ? "a" : "b"
+            guard devices[name] == nil else { continue }
+            devices[name] = .object(["rid": .string(id), "shard": .number(Double(shard)),
+                                     "secret": .string(push.stack.secrets.deviceSecret(appKey: "liveapp", registrationID: id))])
+        }
+        let config: JSONValue = .object([
+            "ws": .string("ws://127.0.0.1:\(ports[0])/v1/channel"), "api": .string(api.base), "app_key": "liveapp".json,
+            "master_secret": .string(push.stack.secrets.masterSecret(appKey: "liveapp")), "devices": .object(JSONObject(devices)),
+            "ws_by_shard": .array(ports.map { .string("ws://127.0.0.1:\($0)/v1/channel") }),
+        ])
+        let path = push.stack.dataDirectory + "/channel-config.json"
+        try JSONEncoder().encode(config).write(to: URL(fileURLWithPath: path))
+        let python = try RunningProcess("/usr/bin/env", ["python3", Self.script, path, "across_processes"], logDirectory: push.stack.logDirectory)
+        #expect(python.waitForExit(120) == 0, "\(python.output)\nchannel 0:\n\(processes[0].output.suffix(3000))\nchannel 1:\n\(processes[1].output.suffix(3000))")
     }
 
     @Test func aChannelKilledAndRestartedLosesNoUnacknowledgedMessage() throws {

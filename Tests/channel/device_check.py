@@ -100,11 +100,12 @@ def hello(name, ts=None, secret=None, nonce=None):
 
 
 class Device:
-    """One connection of a device: hello, then messages in and reports out."""
+    """One connection of a device: hello, then messages in and reports out; to `url` (the config's
+    channel unless another channel process is named)."""
 
-    def __init__(self, name, frames=None):
+    def __init__(self, name, frames=None, url=None):
         self.name = name
-        self.ws = connect(WS, open_timeout=5, close_timeout=2, max_size=2 ** 22)
+        self.ws = connect(url or WS, open_timeout=5, close_timeout=2, max_size=2 ** 22)
         for frame in hello(name) if frames is None else frames:
             self.ws.send(frame)
 
@@ -420,6 +421,35 @@ def drain():
     a.close()
 
 
+def across_processes():
+    """Two channel processes: a device connected to the one that does not own its mailbox gets its
+    messages, live and after reconnecting to either, and a second connection on the other process
+    replaces the first."""
+    urls = CONFIG["ws_by_shard"]
+    elsewhere = lambda name: urls[1 - DEVICES[name]["shard"]]
+    home = lambda name: urls[DEVICES[name]["shard"]]
+    a = Device("a", url=elsewhere("a")).welcome()
+    b = Device("b", url=elsewhere("b")).welcome()
+    msg_id = push_message(["a", "b"], "across")
+    for device in (a, b):
+        expect(device.next()["msg_id"] == msg_id, f"{device.name} missed the message on the other process")
+        device.ack(msg_id)
+    eventually(lambda: online("a")["online"] and online("b")["online"], 5, "not online across processes")
+    a.close()
+    time.sleep(0.3)
+    waiting = push_message(["a"], "while away")
+    a = Device("a", url=home("a")).welcome()
+    expect(a.next()["msg_id"] == waiting, "the backlog missed on the home process")
+    a.ack(waiting)
+    again = Device("a", url=elsewhere("a")).welcome()
+    a.closed_with(4001)
+    later = push_message(["a"], "to the newer connection")
+    expect(again.next()["msg_id"] == later, "the newer connection on the other process missed it")
+    again.ack(later)
+    again.close()
+    b.close()
+
+
 def queue_for_restart():
     """Before a channel restart: one message waits for an offline device, one was sent but not acknowledged."""
     a = open_device("a")
@@ -442,7 +472,7 @@ def after_restart():
     a.close()
 
 
-SCENARIOS = {f.__name__: f for f in [live, offline, ttl_zero, inapp, reminder, status, refusals, replace, bad_input, heartbeat, drain,
+SCENARIOS = {f.__name__: f for f in [live, offline, ttl_zero, inapp, reminder, status, refusals, replace, bad_input, heartbeat, drain, across_processes,
                                      queue_for_restart, after_restart]}
 
 if __name__ == "__main__":
