@@ -24,12 +24,16 @@ struct SchemaCommandTests {
             "ma.erase", "stats.report", "stats.message", "stats.events",
         ],
         .push: ["apns.credentials", "push.send", "push.validate", "push.status", "push.device_status", "push.withdraw"],
+        // devices.status is in the catalog's push section; page.enter/page.leave are the (the
+        // request-path form of the channel's page reports).
+        .channel: ["devices.status", "page.enter", "page.leave"],
     ]
 
     /// PushBus's internal commands, outside the public catalog: the sending path's services among themselves.
     static let internalCommands: [Service: [String]] = [
         .registration: ["device.tokens", "device.tokens_invalid"],
         .apns: ["apns.send"],
+        .channel: ["live.deliver", "live.attach", "live.detach", "live.ack", "live.more", "live.push", "live.reset"],
     ]
 
     @Test("every catalog command exists and belongs to its section's service", arguments: Service.allCases)

@@ -77,6 +77,18 @@ struct SigningPolicyTests {
         (.deviceTokens, [.service, .admin], .filter),
         (.deviceTokensInvalid, [.service, .admin], .filter),
         (.apnsSend, [.service, .admin], .filter),
+        // the device channel: the app asks who is online; the device reports its pages; the rest is
+        // between PushBus's own services.
+        (.devicesStatus, [.app], .filter),
+        (.pageEnter, [.device], .required),
+        (.pageLeave, [.device], .required),
+        (.liveDeliver, [.service, .admin], .filter),
+        (.liveAttach, [.service, .admin], .filter),
+        (.liveDetach, [.service, .admin], .filter),
+        (.liveAck, [.service, .admin], .filter),
+        (.liveMore, [.service, .admin], .filter),
+        (.livePush, [.service, .admin], .filter),
+        (.liveReset, [.service, .admin], .filter),
     ]
 
     let secrets = Secrets(admin: String(repeating: "a", count: 64), serverKey: String(repeating: "5", count: 64))
