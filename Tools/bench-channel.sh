@@ -93,12 +93,12 @@ while len(summaries) < holders and time.time() < deadline:
     time.sleep(0.2)
 times = sorted(t - pushed for s in summaries for t in s["times"])
 ready = sum(s["ready"] for s in summaries)
-cpu = sum(s["cpu_seconds"] for s in summaries)
+client_cpu = sum(s["cpu_seconds"] for s in summaries)
 quantile = lambda q: times[min(len(times) - 1, int(q * len(times)))] * 1000
 print(f"connections held: {ready} of {devices}; memory per connection (channel RSS growth / connections): {(after - before) * 1024 / max(1, ready):.0f} bytes")
 print(f"one custom message to all: received by {len(times)} of {ready}; push to receipt p50 {quantile(0.5):.0f} ms, "
       f"p99 {quantile(0.99):.0f} ms, last {times[-1] * 1000:.0f} ms")
-print(f"load client: {holders} processes, {cpu:.1f} s CPU in all (connecting, the hellos, receiving and acknowledging)")
+print(f"load client: {holders} processes, {client_cpu:.1f} s CPU in all (connecting, the hellos, receiving and acknowledging)")
 cpu_after = cpu()
 print("CPU seconds from the push to the last receipt: " + ", ".join(
     f"{name} {cpu_after[name] - cpu_before.get(name, 0):.1f}" for name in sorted(cpu_after) if name != "pushbus"))

@@ -130,7 +130,7 @@ public final class ChannelHandler: RequestHandler {
     func more(_ p: LiveMore, in db: Database) throws -> LiveAttached {
         let registrationID = try Validate.registrationID(p.registrationID)
         guard let at = p.at, try presence.record(db, registrationID: registrationID)?.at == at else { return LiveAttached(pending: []) }
-        let (pending, more) = try mailbox.live(db, registrationID: registrationID, page: nil, now: clock(), after: p.after ?? 0)
+        let (pending, more) = try mailbox.live(db, registrationID: registrationID, page: nil, now: clock(), after: p.after ?? "")
         return LiveAttached(pending: pending, more: more)
     }
 

@@ -25,22 +25,45 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
         host = LiveHost(host: options.shard.index, secrets: secrets, uplink: uplink, helloTimeout: Double(settings.helloTimeoutSeconds),
                         logger: logger)
         let (address, port) = try settings.address()
-        server = WebSocketServer(host: address, port: port, path: "/v1/channel", limits: settings.limits, delegate: host)
+        var limits = settings.limits
+        // Past the open-file limit the process can neither accept nor reach the bus: keep room.
+        let files = OpenFileLimit.current - Self.reservedFiles
+        if limits.maxConnections > files {
+            logger.warning("--max-connections is above what the open-file limit allows; lowered",
+                           ["max_connections": limits.maxConnections, "allowed": files])
+            limits.maxConnections = max(1, files)
+        }
+        server = WebSocketServer(host: address, port: port, path: "/v1/channel", limits: limits, delegate: host)
         host.server = server
     }
+
+    /// Descriptors kept for the database, the bus sockets and the process's own files.
+    static let reservedFiles = 256
 
     public func push(_ push: LivePush, toHost target: Int) {
         if target == shard.index {
             host.apply(push)
         } else {
             for part in push.parts(maxBytes: Mailbox.answerBytes) {
-                uplink.enqueue(.livePush, part, to: ShardHash.serviceName(Service.channel.name, shard: target, of: shard.count), urgent: true)
+                uplink.enqueue(.livePush, part, to: ShardHash.serviceName(Service.channel.name, shard: target, of: shard.count), lane: .urgent)
             }
         }
     }
 
     /// Starts the uplink, tells every shard that connections of this process's earlier starts are
     /// gone, and opens the WebSocket port. Throws when the port cannot be bound.
+    /// Tells every shard that this process's earlier connections are gone, until they all have: a
+    /// process restarted before the gateway noticed its old worker died may see this handed to the
+    /// dead worker and lost, and the devices it held would stay online.
+    private func announceStart() {
+        uplink.enqueue(.liveReset, LiveReset(host: host.host, boot: host.boot), lane: .urgent) { [weak self] reply in
+            guard let self else { return }
+            if reply.flatMap({ try? WireCodec.decode(Reply<Empty>.self, from: $0) })?.code.isSuccess == true { return }
+            self.logger.warning("the shards did not take this process's restart; telling them again in a second")
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in self?.announceStart() }
+        }
+    }
+
     public func start(context: Context) throws {
         let stopper = Stopper(context: context)
         BackgroundThread.start("channel-uplink", logger: logger) { [uplink] in try uplink.run(context: context, until: stopper) }
@@ -50,7 +73,7 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
                 host.sweep()
             }
         }
-        uplink.enqueue(.liveReset, LiveReset(host: host.host, boot: host.boot))
+        announceStart()
         try server.start()
         logger.info("serving devices", ["listen": "\(server.boundPort)", "host": host.host, "boot": host.boot])
     }

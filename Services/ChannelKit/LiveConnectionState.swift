@@ -24,11 +24,29 @@ struct LiveConnectionState {
     var held: [LiveEntry] = []
     /// The connection closed while attaching: tell the shard once its answer comes.
     var closedWhileAttaching = false
-    /// The shard's backlog for the device goes on after `backlogEnd`: ask for the next part once
-    /// everything sent is acknowledged (nil: nothing more, or asked already).
-    var backlogEnd: Int64?
+    /// The shard's backlog for the device goes on after msg_id `backlogEnd`: ask for the next part
+    /// once everything sent is acknowledged (nil: nothing more, or asked already).
+    var backlogEnd: String?
 
-    init(openedAt: Double) { self.openedAt = openedAt }
+    /// Reports (pages, in-app shows and clicks, authorization) a connection may send per second,
+    /// sustained; bursts of twice that pass.
+    static let reportsPerSecond = 5.0
+    private var reportTokens = 2 * reportsPerSecond
+    private var reportsCountedAt = 0.0
+
+    init(openedAt: Double) {
+        self.openedAt = openedAt
+        reportsCountedAt = openedAt
+    }
+
+    /// Takes one report's token at `now`; false when the connection sends reports too fast.
+    mutating func takeReport(now: Double) -> Bool {
+        reportTokens = min(2 * Self.reportsPerSecond, reportTokens + (now - reportsCountedAt) * Self.reportsPerSecond)
+        reportsCountedAt = now
+        guard reportTokens >= 1 else { return false }
+        reportTokens -= 1
+        return true
+    }
 
     var hello: Hello? {
         switch stage {
@@ -37,10 +55,10 @@ struct LiveConnectionState {
         }
     }
 
-    /// The entries of `entries` not sent yet, in mailbox order, now counted as sent.
+    /// The entries of `entries` not sent yet, in msg_id order, now counted as sent.
     mutating func unsent(_ entries: [LiveEntry]) -> [LiveEntry] {
         var fresh: [LiveEntry] = []
-        for entry in entries.sorted(by: { $0.seq < $1.seq }) where sent[entry.seq] == nil {
+        for entry in entries.sorted(by: { $0.precedes($1) }) where sent[entry.seq] == nil {
             sent[entry.seq] = entry.msgID
             fresh.append(entry)
         }

@@ -108,7 +108,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
     private func attach(_ hello: Hello, _ connection: ConnectionID, attempt: Int) {
         let attach = LiveAttach(appKey: hello.appKey, registrationID: hello.registrationID, at: at(connection), proof: hello.signature,
                                 helloTS: hello.ts)
-        uplink.enqueue(.liveAttach, attach, urgent: true) { [weak self] reply in self?.attached(hello, connection, reply, attempt: attempt) }
+        uplink.enqueue(.liveAttach, attach, lane: .urgent) { [weak self] reply in self?.attached(hello, connection, reply, attempt: attempt) }
     }
 
     /// The shard's answer to an attach: welcome and what waits, or a close with the refusal.
@@ -142,7 +142,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
                 return nil
             }
             state.stage = .open(hello)
-            state.backlogEnd = more ? pending.map(\.seq).max() : nil
+            state.backlogEnd = more ? pending.last?.msgID : nil
             let entries = state.unsent(pending + state.held)
             state.held = []
             connections[connection] = state
@@ -172,41 +172,55 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
         let device = (appKey: hello.appKey, registrationID: hello.registrationID)
         switch frame {
         case .ack(let msgIDs):
-            let backlogEnd: Int64? = locked {
+            let backlogEnd: String? = locked {
                 connections[connection]?.acknowledged(msgIDs)
                 guard let state = connections[connection], state.sent.isEmpty, let end = state.backlogEnd else { return nil }
                 connections[connection]?.backlogEnd = nil
                 return end
             }
             if let backlogEnd { askMore(hello, connection, after: backlogEnd) }
-            uplink.enqueue(.liveAck, LiveAck(appKey: device.appKey, registrationID: device.registrationID, msgIDs: msgIDs)) { [uplink] reply in
+            uplink.enqueue(.liveAck, LiveAck(appKey: device.appKey, registrationID: device.registrationID, msgIDs: msgIDs), lane: .normal) {
+                [uplink] reply in
                 guard let reply, let first = try? WireCodec.decode(Reply<LiveAcked>.self, from: reply).body?.first else { return }
                 for msgID in first {
-                    uplink.enqueue(.statsReport, StatsReport(appKey: device.appKey, registrationID: device.registrationID, kind: .received, msgID: msgID))
+                    uplink.enqueue(.statsReport, StatsReport(appKey: device.appKey, registrationID: device.registrationID, kind: .received, msgID: msgID),
+                                   lane: .bulk)
                 }
             }
+            return
+        default:
+            break
+        }
+        // Reports cost bus requests: each connection gets a few a second, acknowledgements aside.
+        guard locked({ connections[connection]?.takeReport(now: clock()) ?? false }) else {
+            server?.send(LiveFrames.error("too many reports: at most \(Int(LiveConnectionState.reportsPerSecond)) a second"), to: connection)
+            return
+        }
+        switch frame {
+        case .ack: break
         case .page(let entering, let page):
-            uplink.enqueue(entering ? .pageEnter : .pageLeave, PageReport(appKey: device.appKey, registrationID: device.registrationID, page: page))
+            uplink.enqueue(entering ? .pageEnter : .pageLeave, PageReport(appKey: device.appKey, registrationID: device.registrationID, page: page),
+                           lane: .normal)
             uplink.enqueue(.statsReport, StatsReport(appKey: device.appKey, registrationID: device.registrationID,
-                                                     kind: entering ? .pageEnter : .pageLeave, page: page))
+                                                     kind: entering ? .pageEnter : .pageLeave, page: page), lane: .bulk)
         case .inapp(let clicked, let msgID):
             uplink.enqueue(.statsReport, StatsReport(appKey: device.appKey, registrationID: device.registrationID,
-                                                     kind: clicked ? .inappClick : .inappShow, msgID: msgID))
+                                                     kind: clicked ? .inappClick : .inappShow, msgID: msgID), lane: .bulk)
         case .authorization(let status):
             uplink.enqueue(.deviceUpdate, DeviceUpdate(appKey: device.appKey, registrationID: device.registrationID,
-                                                       notificationAuthorization: status))
+                                                       notificationAuthorization: status), lane: .normal)
         }
     }
 
     /// The next part of the device's backlog, now that it acknowledged the last.
-    private func askMore(_ hello: Hello, _ connection: ConnectionID, after: Int64) {
+    private func askMore(_ hello: Hello, _ connection: ConnectionID, after: String) {
         let request = LiveMore(appKey: hello.appKey, registrationID: hello.registrationID, at: at(connection), after: after)
-        uplink.enqueue(.liveMore, request) { [weak self] reply in
+        uplink.enqueue(.liveMore, request, lane: .urgent) { [weak self] reply in
             guard let self, let reply, let body = try? WireCodec.decode(Reply<LiveAttached>.self, from: reply).body else { return }
             let entries: [LiveEntry] = self.locked {
                 guard var state = self.connections[connection] else { return [] }
                 defer { self.connections[connection] = state }
-                state.backlogEnd = body.more ? body.pending.map(\.seq).max() : nil
+                state.backlogEnd = body.more ? body.pending.last?.msgID : nil
                 return state.unsent(body.pending)
             }
             for entry in entries { self.server?.send(LiveFrames.message(entry), to: connection) }
@@ -255,7 +269,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
     private func at(_ connection: ConnectionID) -> LiveConnection { LiveConnection(host: host, boot: boot, connection: connection) }
 
     private func detach(_ hello: Hello, _ connection: ConnectionID) {
-        uplink.enqueue(.liveDetach, LiveDetach(appKey: hello.appKey, registrationID: hello.registrationID, at: at(connection)))
+        uplink.enqueue(.liveDetach, LiveDetach(appKey: hello.appKey, registrationID: hello.registrationID, at: at(connection)), lane: .urgent)
     }
 
     private func close(_ connection: ConnectionID, _ error: any Error) {

@@ -35,19 +35,21 @@ struct Mailbox {
     /// its frame rate.
     static let answerEntries = 100
 
-    /// What a device connecting now receives, in order, after mailbox position `after`:
+    /// What a device connecting now receives, in msg_id order, after msg_id `after`:
     /// unacknowledged, unexpired messages and reminders, and the in-app messages not shown yet whose
     /// pages include `page` (or that name none); `more` when `answerBytes` left some for later.
     /// In-app messages returned are marked shown: each is sent at most once. With `inAppOnly`, only
     /// those (a page was entered on a connection that has had the rest).
-    func live(_ db: Database, registrationID: String, page: String?, now: Double, after: Int64 = 0,
+    func live(_ db: Database, registrationID: String, page: String?, now: Double, after: String = "",
               inAppOnly: Bool = false) throws -> (entries: [LiveEntry], more: Bool) {
         var entries: [LiveEntry] = []
         var bytes = 0
         for row in try db.rows("""
             SELECT seq, msg_id, kind, content, target FROM mailbox
-            WHERE registration_id = ? AND seq > ? AND acked = 0 AND shown = 0 AND expires_at >= ? ORDER BY seq
-            """, registrationID, after, now) {
+            WHERE registration_id = ? AND acked = 0 AND shown = 0 AND expires_at >= ?
+                AND (length(msg_id) > length(?) OR (length(msg_id) = length(?) AND msg_id > ?))
+            ORDER BY length(msg_id), msg_id, seq
+            """, registrationID, now, after, after, after) {
             guard let kind = row[2].string.flatMap(LiveKind.init(rawValue:)), !inAppOnly || kind == .inapp else { continue }
             let content = row[3].string ?? "{}"
             if !entries.isEmpty && (bytes + content.utf8.count > Self.answerBytes || entries.count == Self.answerEntries) { return (entries, true) }

@@ -21,12 +21,31 @@ public final class Uplink: @unchecked Sendable {
         let completion: ((Data?) -> Void)?
     }
 
+    /// How soon a request goes, and what happens when too many wait.
+    public enum Lane: Int, CaseIterable {
+        /// What a device waits for or presence depends on (its messages on their way to another
+        /// channel process, attachments, detachments, a restart's reset): first, never dropped.
+        case urgent
+        /// Acknowledgements and page changes: after those; past `limit` the newest are dropped (an
+        /// unacknowledged message is sent again on the next connection).
+        case normal
+        /// Statistics: last, and dropped first.
+        case bulk
+
+        var limit: Int {
+            switch self {
+            case .urgent: .max
+            case .normal: 50_000
+            case .bulk: 20_000
+            }
+        }
+    }
+
     private let lock = NSCondition()
-    /// What a device waits for (its messages on their way to another channel process, its
-    /// attachment), sent before the rest (acknowledgements, reports), which a broadcast's thousands
-    /// of acknowledgements would otherwise hold up.
-    private var urgent: [Job] = []
-    private var queue: [Job] = []
+    /// Waiting jobs by lane, so a flood of one device's reports never holds up another's attachment.
+    private var lanes: [[Job]] = Lane.allCases.map { _ in [] }
+    private var dropped = 0
+    private var droppedReportedAt = 0.0
     private let endpoint: String
     private let serverKey: String?
     private let secrets: Secrets
@@ -46,15 +65,24 @@ public final class Uplink: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Queues `payload` for `command` to `service` (the owning service when nil), `urgent` ahead of
-    /// the rest. Never blocks.
-    public func enqueue<P: Encodable>(_ command: Command, _ payload: P, to service: String? = nil, urgent: Bool = false,
+    /// Queues `payload` for `command` to `service` (the owning service when nil) in `lane`. Never
+    /// blocks; a job its full lane cannot take is dropped (its completion is not called).
+    public func enqueue<P: Encodable>(_ command: Command, _ payload: P, to service: String? = nil, lane: Lane,
                                       completion: ((Data?) -> Void)? = nil) {
         let job = Job(service: service ?? command.service.name, command: command, payload: WireCodec.encode(payload), completion: completion)
         lock.lock()
-        if urgent { self.urgent.append(job) } else { queue.append(job) }
+        defer { lock.unlock() }
+        guard lanes[lane.rawValue].count < lane.limit else {
+            dropped += 1
+            let now = Date().timeIntervalSince1970
+            if now - droppedReportedAt >= 10 {
+                logger.warning("the uplink is full: device reports are dropped", ["lane": "\(lane)", "dropped": dropped])
+                droppedReportedAt = now
+            }
+            return
+        }
+        lanes[lane.rawValue].append(job)
         lock.signal()
-        lock.unlock()
     }
 
     /// Sends and answers until `stopper` is requested.
@@ -100,12 +128,13 @@ public final class Uplink: @unchecked Sendable {
     private func take(_ count: Int, wait: Bool) -> [Job] {
         lock.lock()
         defer { lock.unlock() }
-        if wait && queue.isEmpty && urgent.isEmpty { _ = lock.wait(until: Date().addingTimeInterval(0.1)) }
-        var taken = Array(urgent.prefix(count))
-        urgent.removeFirst(taken.count)
-        let rest = Array(queue.prefix(count - taken.count))
-        queue.removeFirst(rest.count)
-        taken += rest
+        if wait && lanes.allSatisfy(\.isEmpty) { _ = lock.wait(until: Date().addingTimeInterval(0.1)) }
+        var taken: [Job] = []
+        for lane in lanes.indices where taken.count < count {
+            let next = lanes[lane].prefix(count - taken.count)
+            lanes[lane].removeFirst(next.count)
+            taken += next
+        }
         return taken
     }
 }

@@ -10,8 +10,9 @@ public enum LiveKind: String, Codable, Sendable {
     case message, inapp, reminder
 }
 
-/// One message in a device's mailbox, as a shard hands it out: its place in the mailbox (`seq`,
-/// increasing in the order the shard stored them) and the fields the device receives.
+/// One message in a device's mailbox, as a shard hands it out: its row in the mailbox (`seq`) and
+/// the fields the device receives. A device gets its messages in msg_id order (the order push
+/// accepted them), whatever order their deliveries reached the shard in.
 public struct LiveEntry: Codable, Equatable, Sendable {
     public var seq: Int64
     public var msgID: String
@@ -25,6 +26,11 @@ public struct LiveEntry: Codable, Equatable, Sendable {
         self.content = content
     }
     enum CodingKeys: String, CodingKey { case seq, msgID = "msg_id", kind, content }
+
+    /// Whether it comes before `other`: msg_ids are numbers, a longer one is a larger one.
+    public func precedes(_ other: LiveEntry) -> Bool {
+        (msgID.utf8.count, msgID, seq) < (other.msgID.utf8.count, other.msgID, other.seq)
+    }
 }
 
 /// `live.deliver` (internal, from `push`): one message for up to 1000 of an app's devices. The
@@ -107,13 +113,13 @@ public struct LiveAttached: Codable, Equatable, Sendable {
     }
 }
 
-/// `live.more` (internal): the next part of a connection's backlog, after mailbox position `after`.
+/// `live.more` (internal): the next part of a connection's backlog, after msg_id `after`.
 public struct LiveMore: Codable, Equatable, Sendable {
     public var appKey: String?
     public var registrationID: String?
     public var at: LiveConnection?
-    public var after: Int64?
-    public init(appKey: String?, registrationID: String?, at: LiveConnection?, after: Int64?) {
+    public var after: String?
+    public init(appKey: String?, registrationID: String?, at: LiveConnection?, after: String?) {
         self.appKey = appKey
         self.registrationID = registrationID
         self.at = at

@@ -21,7 +21,7 @@ struct ChannelTests {
         let ids: [String: String]
         let configPath: String
 
-        init() throws {
+        init(flooders: Int = 0) throws {
             push = try PushStack(appKey: "liveapp")
             port = Ports.free()
             channelFlags = ["--listen", "127.0.0.1:\(port)", "--ping-interval", "1", "--pong-timeout", "1", "--hello-timeout", "2",
@@ -30,6 +30,7 @@ struct ChannelTests {
             api = try ApiServer(stack: push.stack, extra: ["--app-quota", "0"])
             var ids: [String: String] = [:]
             for (name, token) in [("a", 0xC1), ("b", 0xC2), ("gone", 0xC3)] { ids[name] = try push.device(String(format: "%064x", token)) }
+            for n in 0..<flooders { ids["f\(n)"] = try push.device(String(format: "%064x", 0xF000 + n)) }
             self.ids = ids
             _ = try push.call("device.delete", ["app_key": .string("liveapp"), "registration_id": .string(ids["gone"]!)])
             let secrets = push.stack.secrets
@@ -39,6 +40,7 @@ struct ChannelTests {
             let config: JSONValue = .object([
                 "ws": .string("ws://127.0.0.1:\(port)/v1/channel"), "api": .string(api.base), "app_key": "liveapp".json,
                 "master_secret": .string(secrets.masterSecret(appKey: "liveapp")), "devices": .object(JSONObject(devices)),
+                "flooders": .array((0..<flooders).map { .string("f\($0)") }),
             ])
             configPath = push.stack.dataDirectory + "/channel-config.json"
             try JSONEncoder().encode(config).write(to: URL(fileURLWithPath: configPath))
@@ -94,6 +96,11 @@ struct ChannelTests {
         try setup.run(["refusals"])
     }
 
+    @Test func aFloodOfReportsIsRefusedAndHoldsUpNoOtherDevice() throws {
+        let setup = try Setup(flooders: 30)
+        try setup.run(["report_flood"])
+    }
+
     @Test func hostileConnectionsAreClosedWithACodeAndOthersKeepBeingServed() throws {
         let setup = try Setup()
         try setup.run(["bad_input", "heartbeat", "drain", "live"])
@@ -143,8 +150,13 @@ struct ChannelTests {
     @Test func aChannelKilledAndRestartedLosesNoUnacknowledgedMessage() throws {
         let setup = try Setup()
         try setup.run(["queue_for_restart"])
+        // b is connected when the process dies: no detach ever reaches its shard.
+        let holder = try RunningProcess("/usr/bin/env", ["python3", Self.script, setup.configPath, "hold"], logDirectory: setup.push.stack.logDirectory)
+        _ = try eventually(10) { holder.output.contains("holding") }
         setup.push.stack.services["channel"]?.kill()
+        // Restarted at once, before the gateway has given up on the dead worker.
         try setup.push.stack.startService("channel", extra: setup.channelFlags)
-        try setup.run(["after_restart"])
+        try setup.run(["after_restart", "offline_after_restart"])
+        holder.kill()
     }
 }

@@ -308,7 +308,7 @@ struct SchemaCatalogTests {
             SchemaFixture.expectReply(LiveAttached(pending: [LiveEntry(seq: 1, msgID: "1000000001", kind: .message, content: .object([:]))]),
                                       keys: ["pending", "more"])
         case .liveMore:
-            SchemaFixture.expectPayload(LiveMore(appKey: app, registrationID: rid, at: LiveConnection(host: 0, boot: "b", connection: 1), after: 3),
+            SchemaFixture.expectPayload(LiveMore(appKey: app, registrationID: rid, at: LiveConnection(host: 0, boot: "b", connection: 1), after: "1000000001"),
                                         keys: device.union(["at", "after"]))
             SchemaFixture.expectReply(LiveAttached(pending: [], more: true), keys: ["pending", "more"])
         case .liveDetach:

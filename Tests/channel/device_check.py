@@ -105,7 +105,8 @@ class Device:
 
     def __init__(self, name, frames=None, url=None):
         self.name = name
-        self.ws = connect(url or WS, open_timeout=5, close_timeout=2, max_size=2 ** 22)
+        # A deep queue: a test that reads late must not stop the client answering pings.
+        self.ws = connect(url or WS, open_timeout=5, close_timeout=2, max_size=2 ** 22, max_queue=4096)
         for frame in hello(name) if frames is None else frames:
             self.ws.send(frame)
 
@@ -450,6 +451,43 @@ def across_processes():
     b.close()
 
 
+def hold():
+    """Keeps b connected for a while (the test kills the channel meanwhile)."""
+    b = open_device("b")
+    print("holding", flush=True)
+    time.sleep(30)
+    b.close()
+
+
+def offline_after_restart():
+    """A device whose connection died with the channel process is offline once it restarted."""
+    eventually(lambda: not online("b")["online"], 10, "b still online after its channel process was killed")
+
+
+def report_flood():
+    """Devices sending reports as fast as their frame rate allows are told to slow down, and another
+    device still connects at once."""
+    flooders = [open_device(name) for name in CONFIG["flooders"]]
+    told = 0
+    for device in flooders:
+        for n in range(60):
+            device.send(type="page", event="enter", page=f"p{n}")
+    for device in flooders:
+        try:
+            while True:
+                frame = device.next(timeout=0.3)
+                told += frame.get("type") == "error" and "too many reports" in frame.get("message", "")
+        except TimeoutError:
+            pass
+    expect(told >= len(flooders) * 40, f"only {told} reports were refused as too many")
+    started = time.time()
+    a = open_device("a")
+    waited = time.time() - started
+    expect(waited < 2.0, f"a waited {waited:.1f} s for its welcome behind the flood")
+    for device in flooders + [a]:
+        device.close()
+
+
 def queue_for_restart():
     """Before a channel restart: one message waits for an offline device, one was sent but not acknowledged."""
     a = open_device("a")
@@ -472,7 +510,7 @@ def after_restart():
     a.close()
 
 
-SCENARIOS = {f.__name__: f for f in [live, offline, ttl_zero, inapp, reminder, status, refusals, replace, bad_input, heartbeat, drain, across_processes,
+SCENARIOS = {f.__name__: f for f in [live, offline, ttl_zero, inapp, reminder, status, refusals, replace, bad_input, heartbeat, drain, across_processes, hold, offline_after_restart, report_flood,
                                      queue_for_restart, after_restart]}
 
 if __name__ == "__main__":
