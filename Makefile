@@ -33,6 +33,7 @@ bench: release
 	@./Tools/install-deps.sh --bench
 	./Tools/bench-push.sh
 	./Tools/bench-api.sh
+	./Tools/bench-channel.sh
 	./Tools/bench-stack.sh
 	.build/release/bench-tagging
 	.build/release/bench-badge

@@ -65,7 +65,7 @@ public final class ChannelHandler: RequestHandler {
         let appKey = try Validate.appKey(p.appKey)
         let msgID = try Validate.required(p.msgID, "msg_id", maxBytes: 64)
         guard let kind = p.kind else { throw CommandError.empty("kind is missing") }
-        guard case .object? = p.content else { throw CommandError.invalid("content must be an object") }
+        guard let message = p.content, case .object = message else { throw CommandError.invalid("content must be an object") }
         let ids = p.registrationIDs ?? []
         guard ids.count <= Self.maxDevicesPerDelivery else { throw CommandError.invalid("at most \(Self.maxDevicesPerDelivery) registration_ids") }
         let content = String(decoding: WireCodec.encode(p.content), as: UTF8.self)
@@ -88,7 +88,8 @@ public final class ChannelHandler: RequestHandler {
             }
             devices[registrationID] = "queued"
             guard let entry = try mailbox.store(db, registrationID: registrationID, appKey: appKey, msgID: msgID, kind: kind,
-                                                content: content, target: target, expiresAt: onlyConnected ? now : p.expiresAt ?? now,
+                                                content: message, text: content, target: target,
+                                                expiresAt: onlyConnected ? now : p.expiresAt ?? now,
                                                 now: now),
                   let at else { continue }
             if kind == .inapp {
@@ -142,9 +143,16 @@ public final class ChannelHandler: RequestHandler {
     }
 
     func acknowledge(_ p: LiveAck, in db: Database) throws -> LiveAcked {
-        let registrationID = try Validate.registrationID(p.registrationID)
-        let msgIDs = (p.msgIDs ?? []).prefix(1000)
-        return LiveAcked(first: try mailbox.acknowledge(db, registrationID: registrationID, msgIDs: Array(msgIDs)))
+        let ids = p.registrationIDs ?? []
+        let msgIDs = Array((p.msgIDs ?? []).prefix(1000))
+        guard ids.count <= Self.maxDevicesPerDelivery else { throw CommandError.invalid("at most \(Self.maxDevicesPerDelivery) registration_ids") }
+        var first: [String: [String]] = [:]
+        for id in ids {
+            let registrationID = try Validate.registrationID(id)
+            let acknowledged = try mailbox.acknowledge(db, registrationID: registrationID, msgIDs: msgIDs)
+            if !acknowledged.isEmpty { first[registrationID] = acknowledged }
+        }
+        return LiveAcked(first: first)
     }
 
     /// Another shard's messages for connections this process holds.

@@ -67,6 +67,12 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
     public func start(context: Context) throws {
         let stopper = Stopper(context: context)
         BackgroundThread.start("channel-uplink", logger: logger) { [uplink] in try uplink.run(context: context, until: stopper) }
+        BackgroundThread.start("channel-acks", logger: logger) { [host] in
+            while !stopper.isRequested {
+                usleep(10_000)
+                host.flushAcknowledgements()
+            }
+        }
         BackgroundThread.start("channel-sweep", logger: logger) { [host] in
             while !stopper.isRequested {
                 usleep(1_000_000)

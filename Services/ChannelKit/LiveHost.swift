@@ -89,7 +89,10 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
                 return nil
             }
         }
-        if let hello { detach(hello, connection) }
+        if let hello {
+            flushAcknowledgements()
+            detach(hello, connection)
+        }
     }
 
     private func checkHello(payload: String, proof: String, on connection: ConnectionID) {
@@ -179,14 +182,13 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
                 return end
             }
             if let backlogEnd { askMore(hello, connection, after: backlogEnd) }
-            uplink.enqueue(.liveAck, LiveAck(appKey: device.appKey, registrationID: device.registrationID, msgIDs: msgIDs), lane: .normal) {
-                [uplink] reply in
-                guard let reply, let first = try? WireCodec.decode(Reply<LiveAcked>.self, from: reply).body?.first else { return }
-                for msgID in first {
-                    uplink.enqueue(.statsReport, StatsReport(appKey: device.appKey, registrationID: device.registrationID, kind: .received, msgID: msgID),
-                                   lane: .bulk)
-                }
+            let full: [String]? = locked {
+                let key = AckKey(appKey: device.appKey, msgIDs: msgIDs)
+                pendingAcks[key, default: []].append(device.registrationID)
+                guard pendingAcks[key]?.count ?? 0 >= ChannelHandler.maxDevicesPerDelivery else { return nil }
+                return pendingAcks.removeValue(forKey: key)
             }
+            if let full { sendAcks(AckKey(appKey: device.appKey, msgIDs: msgIDs), full) }
             return
         default:
             break
@@ -212,6 +214,37 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
         }
     }
 
+    /// Acknowledgements waiting to go, by app and msg_ids: a broadcast's thousands go as a few
+    /// requests (`flushAcknowledgements`, every few milliseconds).
+    private struct AckKey: Hashable {
+        let appKey: String
+        let msgIDs: [String]
+    }
+    private var pendingAcks: [AckKey: [String]] = [:]
+
+    /// Sends the acknowledgements gathered since the last call.
+    public func flushAcknowledgements() {
+        let waiting = locked {
+            defer { pendingAcks = [:] }
+            return pendingAcks
+        }
+        for (key, devices) in waiting { sendAcks(key, devices) }
+    }
+
+    /// One `live.ack`; each device's first acknowledgement of a message counts `received` once.
+    private func sendAcks(_ key: AckKey, _ devices: [String]) {
+        // Ahead of the reports, with the attachments: a device that reconnects must not get again what it acknowledged.
+        uplink.enqueue(.liveAck, LiveAck(appKey: key.appKey, registrationIDs: devices, msgIDs: key.msgIDs), lane: .urgent) { [uplink] reply in
+            guard let reply, let first = try? WireCodec.decode(Reply<LiveAcked>.self, from: reply).body?.first else { return }
+            for (registrationID, msgIDs) in first {
+                for msgID in msgIDs {
+                    uplink.enqueue(.statsReport, StatsReport(appKey: key.appKey, registrationID: registrationID, kind: .received, msgID: msgID),
+                                   lane: .bulk)
+                }
+            }
+        }
+    }
+
     /// The next part of the device's backlog, now that it acknowledged the last.
     private func askMore(_ hello: Hello, _ connection: ConnectionID, after: String) {
         let request = LiveMore(appKey: hello.appKey, registrationID: hello.registrationID, at: at(connection), after: after)
@@ -231,6 +264,14 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
 
     /// A shard's committed messages for connections of this process, and connections to close.
     public func apply(_ push: LivePush) {
+        // A broadcast sends one frame to every device: it is written once (by msg_id and mailbox row's content).
+        var frames: [String: String] = [:]
+        func frame(_ entry: LiveEntry) -> String {
+            if let known = frames[entry.msgID] { return known }
+            let text = LiveFrames.message(entry)
+            frames[entry.msgID] = text
+            return text
+        }
         for close in push.closes where close.at.host == host && close.at.boot == boot {
             let matches = locked { connections[ConnectionID(close.at.connection)]?.hello?.registrationID == close.registrationID }
             if matches { server?.close(ConnectionID(close.at.connection), code: UInt16(clamping: close.code), reason: close.reason) }
@@ -246,7 +287,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
                 }
                 return state.unsent(send.entries)
             }
-            for entry in entries { server?.send(LiveFrames.message(entry), to: connection) }
+            for entry in entries { server?.send(frame(entry), to: connection) }
         }
     }
 

@@ -7,9 +7,12 @@ extension LivePush {
         var parts: [LivePush] = []
         var current = LivePush(closes: closes)
         var bytes = 0
+        // A broadcast repeats one message for every device: it is measured once.
+        var sizes: [String: Int] = [:]
         for send in sends {
             for entry in send.entries {
-                let size = WireCodec.encode(entry).count + 128
+                let size = sizes[entry.msgID] ?? WireCodec.encode(entry).count + 128
+                sizes[entry.msgID] = size
                 if bytes > 0 && bytes + size > maxBytes {
                     parts.append(current)
                     current = LivePush()

@@ -12,20 +12,21 @@ struct Mailbox {
     /// Most messages a device holds unacknowledged; the oldest go first.
     static let limit = 1000
 
-    /// Stores `message` for a device; nil when it holds it already (a retried delivery).
-    func store(_ db: Database, registrationID: String, appKey: String, msgID: String, kind: LiveKind, content: String,
+    /// Stores a message (`content` as the device receives it, `text` its JSON) for a device; nil when
+    /// it holds it already (a retried delivery).
+    func store(_ db: Database, registrationID: String, appKey: String, msgID: String, kind: LiveKind, content: JSONValue, text: String,
                target: String?, expiresAt: Double, now: Double) throws -> LiveEntry? {
         let inserted = try db.run("""
             INSERT INTO mailbox (registration_id, app_key, msg_id, kind, content, target, expires_at, keep_until)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (registration_id, msg_id) DO NOTHING
-            """, registrationID, appKey, msgID, kind.rawValue, content, target, expiresAt, max(expiresAt, now + Self.keepSeconds))
+            """, registrationID, appKey, msgID, kind.rawValue, text, target, expiresAt, max(expiresAt, now + Self.keepSeconds))
         guard inserted > 0 else { return nil }
         let seq = try db.value("SELECT last_insert_rowid()").int.map(Int64.init) ?? 0
         try db.run("""
             UPDATE mailbox SET acked = 1 WHERE seq IN (
                 SELECT seq FROM mailbox WHERE registration_id = ? AND acked = 0 ORDER BY seq DESC LIMIT -1 OFFSET ?)
             """, registrationID, Self.limit)
-        return LiveEntry(seq: seq, msgID: msgID, kind: kind, content: try Self.decode(content))
+        return LiveEntry(seq: seq, msgID: msgID, kind: kind, content: content)
     }
 
     /// Bytes of messages one answer carries at most (at least one message): an answer crosses the

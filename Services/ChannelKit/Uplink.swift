@@ -18,16 +18,18 @@ public final class Uplink: @unchecked Sendable {
         let service: String
         let command: Command
         let payload: Data
+        let lane: Lane
         let completion: ((Data?) -> Void)?
     }
 
     /// How soon a request goes, and what happens when too many wait.
     public enum Lane: Int, CaseIterable {
         /// What a device waits for or presence depends on (its messages on their way to another
-        /// channel process, attachments, detachments, a restart's reset): first, never dropped.
+        /// channel process, attachments, acknowledgements gathered by message, detachments, a
+        /// restart's reset): first, never dropped.
         case urgent
-        /// Acknowledgements and page changes: after those; past `limit` the newest are dropped (an
-        /// unacknowledged message is sent again on the next connection).
+        /// Page changes and notification authorization: after those; past `limit` the newest are
+        /// dropped.
         case normal
         /// Statistics: last, and dropped first.
         case bulk
@@ -39,11 +41,21 @@ public final class Uplink: @unchecked Sendable {
             case .bulk: 20_000
             }
         }
+
+        /// Of `slots` clients, how many may carry this lane's requests at once: statistics never take
+        /// more than a few, so that a broadcast's receipts do not eat the CPU its deliveries need.
+        func share(of slots: Int) -> Int {
+            switch self {
+            case .urgent: slots
+            case .normal: max(1, slots / 2)
+            case .bulk: max(1, slots / 8)
+            }
+        }
     }
 
     private let lock = NSCondition()
     /// Waiting jobs by lane, so a flood of one device's reports never holds up another's attachment.
-    private var lanes: [[Job]] = Lane.allCases.map { _ in [] }
+    private var lanes: [FirstInFirstOut<Job>] = Lane.allCases.map { _ in FirstInFirstOut() }
     private var dropped = 0
     private var droppedReportedAt = 0.0
     private let endpoint: String
@@ -69,7 +81,8 @@ public final class Uplink: @unchecked Sendable {
     /// blocks; a job its full lane cannot take is dropped (its completion is not called).
     public func enqueue<P: Encodable>(_ command: Command, _ payload: P, to service: String? = nil, lane: Lane,
                                       completion: ((Data?) -> Void)? = nil) {
-        let job = Job(service: service ?? command.service.name, command: command, payload: WireCodec.encode(payload), completion: completion)
+        let job = Job(service: service ?? command.service.name, command: command, payload: WireCodec.encode(payload), lane: lane,
+                      completion: completion)
         lock.lock()
         defer { lock.unlock() }
         guard lanes[lane.rawValue].count < lane.limit else {
@@ -95,7 +108,8 @@ public final class Uplink: @unchecked Sendable {
         var inFlight: [(job: Job, deadline: Int64)?] = Array(repeating: nil, count: slots)
         while !stopper.isRequested {
             let free = inFlight.indices.filter { inFlight[$0] == nil }
-            let jobs = take(free.count, wait: free.count == slots)
+            let room = Lane.allCases.map { lane in lane.share(of: slots) - inFlight.count { $0?.job.lane == lane } }
+            let jobs = take(free.count, room: room, wait: free.count == slots)
             for (slot, job) in zip(free, jobs) {
                 do {
                     try clients[slot].send(job.service, [Data(job.command.name.utf8), job.payload])
@@ -124,16 +138,15 @@ public final class Uplink: @unchecked Sendable {
         }
     }
 
-    /// Up to `count` queued jobs; when `wait`, waits up to a tenth of a second for the first.
-    private func take(_ count: Int, wait: Bool) -> [Job] {
+    /// Up to `count` queued jobs, at most `room[lane]` of each lane, in lane order; when `wait`,
+    /// waits up to a tenth of a second for the first.
+    private func take(_ count: Int, room: [Int], wait: Bool) -> [Job] {
         lock.lock()
         defer { lock.unlock() }
         if wait && lanes.allSatisfy(\.isEmpty) { _ = lock.wait(until: Date().addingTimeInterval(0.1)) }
         var taken: [Job] = []
         for lane in lanes.indices where taken.count < count {
-            let next = lanes[lane].prefix(count - taken.count)
-            lanes[lane].removeFirst(next.count)
-            taken += next
+            taken += lanes[lane].take(max(0, min(count - taken.count, room[lane])))
         }
         return taken
     }

@@ -141,23 +141,25 @@ public struct LiveDetach: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", at }
 }
 
-/// `live.ack` (internal): the device acknowledged these messages.
+/// `live.ack` (internal): these devices of an app acknowledged these messages (a broadcast's
+/// acknowledgements go together; the gateway splits `registration_ids` over the shards).
 public struct LiveAck: Codable, Equatable, Sendable {
     public var appKey: String?
-    public var registrationID: String?
+    public var registrationIDs: [String]?
     public var msgIDs: [String]?
-    public init(appKey: String?, registrationID: String?, msgIDs: [String]?) {
+    public init(appKey: String?, registrationIDs: [String]?, msgIDs: [String]?) {
         self.appKey = appKey
-        self.registrationID = registrationID
+        self.registrationIDs = registrationIDs
         self.msgIDs = msgIDs
     }
-    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", msgIDs = "msg_ids" }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationIDs = "registration_ids", msgIDs = "msg_ids" }
 }
 
-/// The reply to `live.ack`: the msg_ids acknowledged for the first time (each counts `received` once).
+/// The reply to `live.ack`: per device, the msg_ids it acknowledged for the first time (each counts
+/// `received` once).
 public struct LiveAcked: Codable, Equatable, Sendable {
-    public var first: [String]
-    public init(first: [String]) { self.first = first }
+    public var first: [String: [String]]
+    public init(first: [String: [String]]) { self.first = first }
 }
 
 /// `live.push` (internal, sent by a shard to the channel process holding the connections): messages

@@ -123,7 +123,7 @@ extension Command {
         switch self {
         case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .statsMessage, .statsEvents,
              .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw,
-             .deviceTokens, .deviceTokensInvalid, .devicesStatus, .liveDeliver, .liveReset:
+             .deviceTokens, .deviceTokensInvalid, .devicesStatus, .liveDeliver, .liveAck, .liveReset:
             true
         case _ where isAppScoped: true
         default: false

@@ -316,8 +316,9 @@ struct SchemaCatalogTests {
                                         keys: device.union(["at"]))
             SchemaFixture.expectReply(Empty(), keys: [])
         case .liveAck:
-            SchemaFixture.expectPayload(LiveAck(appKey: app, registrationID: rid, msgIDs: ["1000000001"]), keys: device.union(["msg_ids"]))
-            SchemaFixture.expectReply(LiveAcked(first: ["1000000001"]), keys: ["first"])
+            SchemaFixture.expectPayload(LiveAck(appKey: app, registrationIDs: [rid], msgIDs: ["1000000001"]),
+                                        keys: ["app_key", "registration_ids", "msg_ids"])
+            SchemaFixture.expectReply(LiveAcked(first: [rid: ["1000000001"]]), keys: ["first"])
         case .livePush:
             SchemaFixture.expectPayload(LivePush(sends: [], closes: []), keys: ["sends", "closes"])
             SchemaFixture.expectReply(Empty(), keys: [])
