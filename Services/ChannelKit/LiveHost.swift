@@ -182,13 +182,11 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
                 return end
             }
             if let backlogEnd { askMore(hello, connection, after: backlogEnd) }
-            let full: [String]? = locked {
-                let key = AckKey(appKey: device.appKey, msgIDs: msgIDs)
-                pendingAcks[key, default: []].append(device.registrationID)
-                guard pendingAcks[key]?.count ?? 0 >= ChannelHandler.maxDevicesPerDelivery else { return nil }
-                return pendingAcks.removeValue(forKey: key)
+            let now: Bool = locked {
+                pendingAcks[AckKey(appKey: device.appKey, msgIDs: msgIDs), default: []].append(device.registrationID)
+                return acksInFlight < Self.ackRequestsAtOnce
             }
-            if let full { sendAcks(AckKey(appKey: device.appKey, msgIDs: msgIDs), full) }
+            if now { flushAcknowledgements() }
             return
         default:
             break
@@ -221,20 +219,37 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
         let msgIDs: [String]
     }
     private var pendingAcks: [AckKey: [String]] = [:]
+    private var acksInFlight = 0
+    /// `live.ack` requests out at once: an acknowledgement goes at once when fewer are out (a
+    /// device that acknowledges and reconnects elsewhere must not overtake it), and those that come
+    /// meanwhile wait for an answer and go together.
+    static let ackRequestsAtOnce = 2
 
-    /// Sends the acknowledgements gathered since the last call.
+    /// Sends the acknowledgements gathered since the last call, up to 1000 devices a request.
     public func flushAcknowledgements() {
         let waiting = locked {
             defer { pendingAcks = [:] }
             return pendingAcks
         }
-        for (key, devices) in waiting { sendAcks(key, devices) }
+        for (key, devices) in waiting {
+            for start in stride(from: 0, to: devices.count, by: ChannelHandler.maxDevicesPerDelivery) {
+                sendAcks(key, Array(devices[start..<min(devices.count, start + ChannelHandler.maxDevicesPerDelivery)]))
+            }
+        }
     }
 
     /// One `live.ack`; each device's first acknowledgement of a message counts `received` once.
     private func sendAcks(_ key: AckKey, _ devices: [String]) {
         // Ahead of the reports, with the attachments: a device that reconnects must not get again what it acknowledged.
-        uplink.enqueue(.liveAck, LiveAck(appKey: key.appKey, registrationIDs: devices, msgIDs: key.msgIDs), lane: .urgent) { [uplink] reply in
+        locked { acksInFlight += 1 }
+        uplink.enqueue(.liveAck, LiveAck(appKey: key.appKey, registrationIDs: devices, msgIDs: key.msgIDs), lane: .urgent) { [weak self, uplink] reply in
+            if let self {
+                let more = self.locked {
+                    self.acksInFlight -= 1
+                    return !self.pendingAcks.isEmpty
+                }
+                if more { self.flushAcknowledgements() }
+            }
             guard let reply, let first = try? WireCodec.decode(Reply<LiveAcked>.self, from: reply).body?.first else { return }
             for (registrationID, msgIDs) in first {
                 for msgID in msgIDs {
@@ -279,7 +294,10 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
         for send in push.sends where send.at.host == host && send.at.boot == boot {
             let connection = ConnectionID(send.at.connection)
             let entries: [LiveEntry] = locked {
-                guard var state = connections[connection], state.hello?.registrationID == send.registrationID else { return [] }
+                guard var state = connections[connection], state.hello?.registrationID == send.registrationID else {
+                    logger.debug("messages for a connection that is gone", ["connection": connection, "registration_id": send.registrationID])
+                    return []
+                }
                 defer { connections[connection] = state }
                 if case .attaching = state.stage {
                     state.held += send.entries
