@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The modules every request passes through, built with cross-module optimization so that generic
+// code and small functions of one module are specialised and inlined into another (issue 20).
+// Measured side by side (Tools/bench-allocations.sh, two runs each, alternating): the tagging mix
+// went from 6,227 and 5,514 to 6,823 and 6,219 commands/s, the CPU per command of client, gateway,
+// registration and tagging together from 222 and 267 µs to 209 and 235 µs; allocations unchanged.
+// Release builds only: debug builds and tests are unaffected.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "PushBus",
     products: [
@@ -35,39 +43,39 @@ let package = Package(
 
         // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime → bus → events → worker; client.
         // Two bounded dictionaries every cache and expiring map is made of.
-        .target(name: "Caches", path: "Shared/Caches"),
+        .target(name: "Caches", path: "Shared/Caches", swiftSettings: hotPath),
         // Wire time (RFC 3339, the Gregorian calendar) beneath the runtime, on Foundation only.
         .target(name: "WireTime", path: "Shared/WireTime"),
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ"),
-        .target(name: "SQLite", dependencies: ["CSQLite", "Caches"], path: "Shared/SQLite"),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: hotPath),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Caches"], path: "Shared/SQLite", swiftSettings: hotPath),
         // The JSON codec: parser, tree, Decoder and Encoder, writer (Foundation only).
-        .target(name: "JSON", path: "Shared/JSON"),
-        .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema"),
-        .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo"),
+        .target(name: "JSON", path: "Shared/JSON", swiftSettings: hotPath),
+        .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema", swiftSettings: hotPath),
+        .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo", swiftSettings: hotPath),
         // Process basics (flags, logging, clock, signals, shard layout): everything links it, none of it touches SQLite.
-        .target(name: "Runtime", dependencies: ["Caches", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime"),
+        .target(name: "Runtime", dependencies: ["Caches", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
-        .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus"),
+        .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus", swiftSettings: hotPath),
         // A service's events: the outbox, following the bus and catching up from publishers.
         .target(name: "Events", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Credentials", "Client", "Runtime", "Bus", "WireTime"],
-                path: "Shared/Events"),
+                path: "Shared/Events", swiftSettings: hotPath),
         // The worker: the MDP loop that owns dispatch and the transaction, and what a handler plugs into.
         .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events"],
-                path: "Shared/Worker"),
-        .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials"),
-        .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client"),
+                path: "Shared/Worker", swiftSettings: hotPath),
+        .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials", swiftSettings: hotPath),
+        .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client", swiftSettings: hotPath),
         // An HTTP/2 client on libcurl: many requests at once as streams on one kept connection (APNs).
         .target(name: "HTTP2Client", dependencies: ["CCurl"], path: "Shared/HTTP2"),
         // ES256 JSON Web Tokens on libcrypto: the APNs provider token.
         .target(name: "JWT", dependencies: ["CCrypto"], path: "Shared/JWT"),
         // Who may sign which command: the gateway checks by it and the client signs by it.
-        .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing"),
+        .target(name: "Signing", dependencies: ["Schema", "Credentials"], path: "Shared/Signing", swiftSettings: hotPath),
 
         // Services: a library with the logic, a thin executable.
         // The gateway holds no data: it links neither SQLite nor the worker.
         .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "Signing",
                                                    "CMicroHTTPD"],
-                path: "Services/GatewayKit"),
+                path: "Services/GatewayKit", swiftSettings: hotPath),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
         .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials", "WireTime"],
                 path: "Services/RegistrationKit"),
@@ -78,7 +86,7 @@ let package = Package(
         .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime", "Worker"],
                           path: "Services/Analytics"),
 
-        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"], path: "Services/TaggingKit"),
+        .target(name: "TaggingKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"], path: "Services/TaggingKit", swiftSettings: hotPath),
         .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime", "Worker"], path: "Services/Tagging"),
         .target(name: "SchedulerKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime", "Client",
                                                     "Credentials", "ZeroMQ"],

@@ -7,7 +7,7 @@
 # Usage: bench-allocations.sh [COMMANDS] [DEVICES] (defaults 100000 20000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$PWD/.build/release
+bin=${BENCH_BIN:-$PWD/.build/release}
 commands=${1:-100000}
 devices=${2:-20000}
 base=18855
@@ -22,16 +22,31 @@ MALLOC_COUNT_FILE="$counts" LD_PRELOAD="$work/libmalloccount.so" PUSHBUS_REGISTE
 for _ in $(seq 1 300); do grep -q "pushbus: ready" "$work/stack.log" && break; sleep 0.1; done
 grep -q "pushbus: ready" "$work/stack.log" || { echo "stack did not start" >&2; cat "$work/stack.log" >&2; exit 1; }
 services=$(pgrep -f -- "--endpoint tcp://127.0.0.1:$base " | tr '\n' ' ')
-snapshot() { for pid in $services; do kill -USR2 "$pid"; done; sleep 0.5; echo mark >>"$counts"; }
+snapshot() {
+    for pid in $services; do kill -USR2 "$pid"; echo "cpu $pid $(cut -d' ' -f14,15 /proc/$pid/stat | tr ' ' +)" >>"$counts"; done
+    sleep 0.5
+    echo mark >>"$counts"
+}
 snapshot
 MALLOC_COUNT_FILE="$counts" MALLOC_COUNT_AT_EXIT=1 LD_PRELOAD="$work/libmalloccount.so" \
     "$bin/pushbus-replay" run --endpoint "tcp://127.0.0.1:$base" --data-dir "$work/data" --quiet --json --speed max --file "$work/load.jsonl" >"$work/replay.json"
 snapshot
 python3 - "$counts" "$commands" "$work/replay.json" <<'PY'
-import json, sys
+import json, os, sys
 lines = open(sys.argv[1]).read().split("mark\n")
-before = {pid: (name, int(count)) for name, pid, count in (l.split() for l in lines[0].splitlines())}
-after = [l.split() for l in lines[1].splitlines()]
+ticks = os.sysconf("SC_CLK_TCK")
+def parse(text):
+    counts, cpu = {}, {}
+    for name, pid, value in (l.split() for l in text.splitlines()):
+        if name == "cpu":
+            cpu[pid] = eval(value) / ticks
+        else:
+            counts[pid] = (name, int(value))
+    return counts, cpu
+before, cpu_before = parse(lines[0])
+after_counts, cpu_after = parse(lines[1])
+after = [(name, pid, count) for pid, (name, count) in after_counts.items()]
+after += [l.split() for l in lines[2].splitlines()] if len(lines) > 2 else []
 replay = json.load(open(sys.argv[3]))
 # The recording registers its devices first: they are commands too.
 commands = replay["commands"]
@@ -39,7 +54,8 @@ print(f"{commands} tagging-mix commands at {replay['commands_per_second']:.0f}/s
       "heap allocations per command:")
 for name, pid, count in after:
     if pid in before:
-        print(f"  {name}: {(int(count) - before[pid][1]) / commands:.1f}")
+        cpu = (cpu_after[pid] - cpu_before[pid]) / commands * 1e6
+        print(f"  {name}: {(int(count) - before[pid][1]) / commands:.1f} allocations, {cpu:.1f} µs CPU")
     else:
-        print(f"  {name} (client, whole run): {int(count) / commands:.1f}")
+        print(f"  {name} (client, whole run): {int(count) / commands:.1f} allocations, {replay['client_cpu_seconds'] / commands * 1e6:.1f} µs CPU")
 PY
