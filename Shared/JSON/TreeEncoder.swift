@@ -21,6 +21,9 @@ final class TreeEncoder: Encoder {
 
     init(path: [any CodingKey]) { codingPath = path }
 
+    /// Fields most objects PushBus encodes fit in.
+    static let expectedFields = 8
+
     /// The tree for `value`. Scalars are told apart by their type, which costs a comparison, not a
     /// dynamic cast; everything else encodes itself into a fresh encoder.
     static func tree<T: Encodable>(of value: T, path: [any CodingKey]) throws -> JSONValue {
@@ -85,7 +88,13 @@ final class TreeEncoder: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if shape != .object {
             // A value encoded whole before (a body passed on with `code` to add) keeps its fields.
-            if shape == .single, case .object(let existing) = single { fields = existing.members } else { fields = [] }
+            if shape == .single, case .object(let existing) = single {
+                fields = existing.members
+            } else {
+                // Room for a reply's or an event's fields at once, rather than growing 1, 2, 4, 8.
+                fields = []
+                fields.reserveCapacity(Self.expectedFields)
+            }
             shape = .object
             nested = []
         }

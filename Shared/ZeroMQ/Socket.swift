@@ -131,6 +131,8 @@ public final class Socket {
                 if error.isWouldBlock && frames.isEmpty { return nil }
                 throw error
             }
+            // An MDP request through the gateway has up to 8 frames: one allocation, not four.
+            if frames.isEmpty && zmq_msg_more(&part) == 1 { frames.reserveCapacity(8) }
             let size = zmq_msg_size(&part)
             if size == 0 {
                 frames.append(Data())
