@@ -145,7 +145,7 @@ let package = Package(
                           path: "Tools/BenchBadge"),
 
         // The device channel's load client: thousands of WebSocket devices on one epoll loop.
-        .executableTarget(name: "bench-channel", dependencies: ["CMicroHTTPD", "Credentials"], path: "Tools/BenchChannel"),
+        .executableTarget(name: "bench-channel", dependencies: ["CMicroHTTPD", "Credentials", "Runtime"], path: "Tools/BenchChannel"),
         .executableTarget(name: "bench-hotpath", dependencies: ["TaggingKit", "Runtime", "Bus", "Events", "Worker", "Schema", "SQLite", "Credentials"],
                           path: "Tools/BenchHotPath"),
 

@@ -38,12 +38,7 @@ public struct ApiOptions: Options {
     ]
 
     /// `http` split into an IPv4 host and a port.
-    public func address() throws(UsageError) -> (host: String, port: UInt16) {
-        guard let colon = http.lastIndex(of: ":"), let port = UInt16(http[http.index(after: colon)...]) else {
-            throw UsageError("--http must be host:port, got \(http)")
-        }
-        return (String(http[..<colon]), port)
-    }
+    public func address() throws(UsageError) -> (host: String, port: UInt16) { try Flags.hostPort(http, "http") }
 
     public func validate() throws(UsageError) { _ = try address() }
 }

@@ -20,8 +20,6 @@ public protocol LiveOutlet: AnyObject {
 public final class ChannelHandler: RequestHandler {
     public let service = Service.channel
     public let storage: ServiceStorage
-    /// How far a hello's `ts` may be from the clock, in seconds (DESIGN.md, Security).
-    public static let helloWindow = 300.0
     /// Most devices one `live.deliver` may name.
     public static let maxDevicesPerDelivery = 1000
     static let pruneInterval = 60.0
@@ -226,7 +224,7 @@ public final class ChannelHandler: RequestHandler {
     public func tick(now: Date, in db: Database) throws {
         let seconds = now.timeIntervalSince1970
         let pruned = try mailbox.prune(db, now: seconds, limit: Self.pruneChunk)
-        try db.run("DELETE FROM hellos WHERE ts < ?", seconds - 2 * Self.helloWindow)
+        try db.run("DELETE FROM hellos WHERE ts < ?", seconds - 2 * Double(ProofLedger.window))
         nextPrune = seconds + (pruned == Self.pruneChunk ? 0 : Self.pruneInterval)
     }
 

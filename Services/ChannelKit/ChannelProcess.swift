@@ -33,7 +33,7 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
                            ["max_connections": limits.maxConnections, "allowed": files])
             limits.maxConnections = max(1, files)
         }
-        server = WebSocketServer(host: address, port: port, path: "/v1/channel", limits: limits, delegate: host)
+        server = WebSocketServer(host: address, port: Int(port), path: "/v1/channel", limits: limits, delegate: host)
         host.server = server
     }
 
@@ -67,12 +67,6 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
     public func start(context: Context) throws {
         let stopper = Stopper(context: context)
         BackgroundThread.start("channel-uplink", logger: logger) { [uplink] in try uplink.run(context: context, until: stopper) }
-        BackgroundThread.start("channel-acks", logger: logger) { [host] in
-            while !stopper.isRequested {
-                usleep(10_000)
-                host.flushAcknowledgements()
-            }
-        }
         BackgroundThread.start("channel-sweep", logger: logger) { [host] in
             while !stopper.isRequested {
                 usleep(1_000_000)

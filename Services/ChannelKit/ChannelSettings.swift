@@ -35,12 +35,7 @@ public struct ChannelSettings: Options {
     ]
 
     /// `listen` split into an IPv4 host and a port.
-    public func address() throws(UsageError) -> (host: String, port: Int) {
-        guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]) else {
-            throw UsageError("--listen must be host:port, got \(listen)")
-        }
-        return (String(listen[..<colon]), Int(port))
-    }
+    public func address() throws(UsageError) -> (host: String, port: UInt16) { try Flags.hostPort(listen, "listen") }
 
     public var limits: WebSocketLimits {
         WebSocketLimits(maxMessageBytes: maxMessageBytes, maxQueuedBytes: maxQueuedBytes, framesPerSecond: framesPerSecond,

@@ -1,5 +1,6 @@
 import Foundation
 import Schema
+import WebSocket
 
 /// One device connection as its channel process sees it: where it is in the hello, and once open,
 /// which device it is and which mailbox entries it has been sent.
@@ -31,21 +32,16 @@ struct LiveConnectionState {
     /// Reports (pages, in-app shows and clicks, authorization) a connection may send per second,
     /// sustained; bursts of twice that pass.
     static let reportsPerSecond = 5.0
-    private var reportTokens = 2 * reportsPerSecond
-    private var reportsCountedAt = 0.0
+    private var reports: FrameBudget
 
     init(openedAt: Double) {
         self.openedAt = openedAt
-        reportsCountedAt = openedAt
+        reports = FrameBudget(burst: 2 * Self.reportsPerSecond, now: openedAt)
     }
 
     /// Takes one report's token at `now`; false when the connection sends reports too fast.
     mutating func takeReport(now: Double) -> Bool {
-        reportTokens = min(2 * Self.reportsPerSecond, reportTokens + (now - reportsCountedAt) * Self.reportsPerSecond)
-        reportsCountedAt = now
-        guard reportTokens >= 1 else { return false }
-        reportTokens -= 1
-        return true
+        reports.take(now: now, rate: Self.reportsPerSecond, burst: 2 * Self.reportsPerSecond)
     }
 
     var hello: Hello? {

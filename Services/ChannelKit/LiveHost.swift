@@ -4,6 +4,7 @@ import JSON
 import Runtime
 import Schema
 import WebSocket
+import Worker
 
 /// The connections one channel process holds. It checks each device's hello, asks the device's
 /// shard to attach it (which answers what waits for it), sends what shards push to its devices,
@@ -97,7 +98,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
 
     private func checkHello(payload: String, proof: String, on connection: ConnectionID) {
         let hello: Hello
-        do { hello = try Hello(payload: payload, proof: proof, secrets: secrets, now: clock(), window: ChannelHandler.helloWindow) } catch {
+        do { hello = try Hello(payload: payload, proof: proof, secrets: secrets, now: clock(), window: Double(ProofLedger.window)) } catch {
             close(connection, error)
             return
         }
@@ -213,7 +214,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
     }
 
     /// Acknowledgements waiting to go, by app and msg_ids: a broadcast's thousands go as a few
-    /// requests (`flushAcknowledgements`, every few milliseconds).
+    /// requests, sent when an earlier one is answered.
     private struct AckKey: Hashable {
         let appKey: String
         let msgIDs: [String]
@@ -226,7 +227,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
     static let ackRequestsAtOnce = 2
 
     /// Sends the acknowledgements gathered since the last call, up to 1000 devices a request.
-    public func flushAcknowledgements() {
+    func flushAcknowledgements() {
         let waiting = locked {
             defer { pendingAcks = [:] }
             return pendingAcks

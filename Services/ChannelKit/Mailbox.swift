@@ -91,7 +91,7 @@ struct Mailbox {
 
     /// Whether an in-app message for `target` (a JSON array; empty or absent: any page) shows on `page`.
     static func shows(target: String?, on page: String?) -> Bool {
-        guard let target, let pages = try? JSONDecoder().decode([String].self, from: Data(target.utf8)), !pages.isEmpty else { return true }
+        guard let target, let pages = try? JSONTreeDecoder().decode([String].self, from: Data(target.utf8)), !pages.isEmpty else { return true }
         guard let page else { return false }
         return pages.contains(page)
     }

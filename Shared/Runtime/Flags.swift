@@ -70,6 +70,14 @@ public struct Flags: Sendable {
         return value
     }
 
+    /// `text`, the value of `--name`, as an IPv4 `host:port`.
+    public static func hostPort(_ text: String, _ name: String) throws(UsageError) -> (host: String, port: UInt16) {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            throw UsageError("--\(name) must be host:port, got \(text)")
+        }
+        return (String(text[..<colon]), port)
+    }
+
     /// Whether a switch's text turns it on.
     static func isOn(_ text: String) -> Bool { ["1", "true", "yes", "on"].contains(text.lowercased()) }
 

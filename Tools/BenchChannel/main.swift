@@ -1,5 +1,6 @@
 import CMicroHTTPD  // epoll, through the shim's includes (Glibc's module leaves it out)
 import Foundation
+import Runtime
 
 // The device side of the channel benchmark (Tools/bench-channel.sh): holds a slice of the devices'
 // WebSocket connections open on one epoll loop, prints `ready <n>` once every one is welcomed, then
@@ -15,10 +16,7 @@ guard arguments.count == 7, let port = UInt16(arguments[1]), let from = Int(argu
     FileHandle.standardError.write(Data("usage: bench-channel <port> <app_key> <devices file> <from> <count> <wait seconds>\n".utf8))
     exit(64)
 }
-var limit = rlimit()
-getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-limit.rlim_cur = limit.rlim_max
-setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+OpenFileLimit.raiseToHardLimit()
 
 let devices = try String(contentsOfFile: arguments[3], encoding: .utf8).split(separator: "\n").dropFirst(from).prefix(count)
     .map { line -> (String, String) in
