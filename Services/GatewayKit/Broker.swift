@@ -187,7 +187,12 @@ public final class Broker {
                 return
             }
             do {
-                keys = try WireCodec.decode(PayloadKeys.self, from: request.body[1])
+                // Read in place when the scanner can tell; else (and for every refusal) by the decoder.
+                if let scanned = PayloadKeys.scan(request.body[1]) {
+                    keys = scanned
+                } else {
+                    keys = try WireCodec.decode(PayloadKeys.self, from: request.body[1])
+                }
             } catch {
                 refuse(sender, request, error, seq: WireCodec.seq(of: request.body[1]))
                 return
