@@ -29,12 +29,12 @@ extension Broker {
                 return
             }
             workers[sender] = WorkerRecord(identity: sender, service: service, credit: credit ?? 1, expiry: expiry())
-            services[service, default: ServiceQueue()].workers.append(sender)
+            queue(for: service).workers.append(sender)
             logger.info("worker joined", ["service": service, "credit": credit ?? 1, "workers": services[service]?.workers.count ?? 0])
             dispatch(service)
             return
         }
-        guard workers[sender] != nil else {
+        guard let worker = workers[sender] else {
             // Not an admitted worker: nothing it sends is acted on. A worker that outlived a gateway
             // restart is told to reconnect (and proves itself again); anyone else learns nothing.
             strangers.note(now: Clock.milliseconds()) { count in
@@ -43,15 +43,16 @@ extension Broker {
             if command != .disconnect { send(to: sender, WorkerMessage.disconnect.frames) }
             return
         }
-        workers[sender]?.expiry = expiry()
+        worker.expiry = expiry()
         switch command {
         case .reply(let token, let body):
-            guard let id = RequestToken.decode(token), workers[sender]?.inFlight.remove(id) != nil else {
+            guard let id = RequestToken.decode(token), worker.inFlight.remove(id) != nil else {
                 logger.debug("reply for an unknown request dropped")
                 return
             }
             if let request = requests.removeValue(forKey: id) { answer(request, body) }
-            if let service = workers[sender]?.service { dispatch(service) }
+            // The worker may have been removed meanwhile (answering does not remove workers, but say so).
+            if workers[sender] != nil { dispatch(worker.service) }
         case .heartbeat:
             break
         case .disconnect:

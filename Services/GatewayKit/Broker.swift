@@ -24,7 +24,10 @@ public final class Broker {
     private var forgedEvents = ThrottledCount()
     /// With `--curve`, who may connect to the bus.
     private var zap: ZAPHandler?
-    lazy var metrics = GatewayMetrics(shards: options.shards)
+    // Not `lazy`: a lazy property is mutated through a copy that it then stores back, so every
+    // count would copy each dictionary these hold (dhat: 4 copies a request; the rate limits' maps
+    // grow with the devices).
+    var metrics: GatewayMetrics
     var metricsServer: MetricsServer?
     var recorder: Recorder?
     var requests: [UInt64: PendingRequest] = [:]
@@ -36,10 +39,10 @@ public final class Broker {
     /// App-wide queries waiting for their shards' replies.
     var gathers: [UInt64: Gather] = [:]
     private var roundRobin = 0
-    private lazy var principalRate = PrincipalRateLimit(appRate: options.appRate, deviceRate: options.deviceRate)
+    private var principalRate: PrincipalRateLimit
     /// Worker-protocol messages from peers that are not admitted workers, logged at most once a second.
     var strangers = ThrottledCount()
-    private lazy var registerRate = RegistrationRateLimit(perSecond: options.registerRate, burst: options.registerBurst)
+    private var registerRate: RegistrationRateLimit
     /// The virtual service a device sends every command to; the gateway routes it by the command.
     public static let deviceService = "device"
     /// Body frames a request may have; device commands have two.
@@ -54,6 +57,9 @@ public final class Broker {
         self.options = options
         self.logger = logger
         self.stopper = Stopper(context: context)
+        metrics = GatewayMetrics(shards: options.shards)
+        principalRate = PrincipalRateLimit(appRate: options.appRate, deviceRate: options.deviceRate)
+        registerRate = RegistrationRateLimit(perSecond: options.registerRate, burst: options.registerBurst)
     }
 
     /// Binds the endpoints and serves until `stopper.request()`. Throws if an endpoint cannot be bound.
@@ -270,8 +276,9 @@ public final class Broker {
             refuse(sender, request, .invalid("unknown service \(target)"), seq: seq())
             return nil
         }
-        services[target]?.dropAnswered { requests[$0] != nil }
-        guard services[target, default: ServiceQueue()].waitingCount < options.queueLimit else {
+        let queue = queue(for: target)
+        queue.dropAnswered { requests[$0] != nil }
+        guard queue.waitingCount < options.queueLimit else {
             refuse(sender, request, CommandError(.timeout, "service \(target) is busy: its queue is full, retry later"), seq: seq())
             return nil
         }
@@ -282,7 +289,7 @@ public final class Broker {
         requests[id] = PendingRequest(client: sender, replyService: request.service, target: target,
                                       body: body, proof: proof, deadline: deadline, arrivedAt: now, part: part)
         deadlines.append((id, deadline))
-        services[target, default: ServiceQueue()].enqueue(id)
+        queue.enqueue(id)
         metrics.accepted(target, hasWorkers: { hasWorkers(target) })
         dispatch(target)
         return id
@@ -292,29 +299,35 @@ public final class Broker {
 
     /// Hands waiting requests of `service` to its workers while any has credit left.
     func dispatch(_ service: String) {
-        guard var queue = services[service], !queue.workers.isEmpty else { return }
-        defer { services[service] = queue }
+        guard let queue = services[service], !queue.workers.isEmpty else { return }
         while queue.waitingCount > 0 {
-            guard let worker = takeWorkerWithCredit(&queue) else { return }
+            guard let worker = takeWorkerWithCredit(queue) else { return }
             guard let id = queue.dequeue() else { return }
             guard let request = requests[id] else { continue }
-            workers[worker]?.inFlight.insert(id)
+            worker.inFlight.insert(id)
             let body = request.proof.map { request.body + $0.frames } ?? request.body
-            send(to: worker, WorkerMessage.request(client: RequestToken.encode(id), body: body).frames)
+            send(to: worker.identity, WorkerMessage.request(client: RequestToken.encode(id), body: body).frames)
         }
     }
 
-    private func takeWorkerWithCredit(_ queue: inout ServiceQueue) -> Data? {
+    private func takeWorkerWithCredit(_ queue: ServiceQueue) -> WorkerRecord? {
         let count = queue.workers.count
         for step in 0..<count {
             let index = (queue.nextWorker + step) % count
-            let identity = queue.workers[index]
-            if workers[identity]?.hasCredit == true {
+            if let worker = workers[queue.workers[index]], worker.hasCredit {
                 queue.nextWorker = (index + 1) % count
-                return identity
+                return worker
             }
         }
         return nil
+    }
+
+    /// The queue of `service`, made when it has none.
+    func queue(for service: String) -> ServiceQueue {
+        if let queue = services[service] { return queue }
+        let queue = ServiceQueue()
+        services[service] = queue
+        return queue
     }
 
     // MARK: outbound

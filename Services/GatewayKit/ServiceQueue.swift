@@ -1,7 +1,9 @@
 import Foundation
 
 /// One service at the broker: its requests waiting for a worker and its workers, in arrival order.
-struct ServiceQueue {
+/// A class, like `WorkerRecord`: the broker changes it on every request, and through a dictionary a
+/// struct is changed by a `modify` access that allocated twice a request (dhat).
+final class ServiceQueue {
     private var waiting: [UInt64] = []
     private var head = 0
     var workers: [Data] = []
@@ -10,9 +12,9 @@ struct ServiceQueue {
 
     var waitingCount: Int { waiting.count - head }
 
-    mutating func enqueue(_ id: UInt64) { waiting.append(id) }
+    func enqueue(_ id: UInt64) { waiting.append(id) }
 
-    mutating func dequeue() -> UInt64? {
+    func dequeue() -> UInt64? {
         guard head < waiting.count else { return nil }
         let id = waiting[head]
         head += 1
@@ -25,7 +27,7 @@ struct ServiceQueue {
 
     /// Drops requests at the head that were answered already (their deadline passed while waiting).
     /// Deadlines and the queue are both in arrival order, so answered ones are always at the head.
-    mutating func dropAnswered(isPending: (UInt64) -> Bool) {
+    func dropAnswered(isPending: (UInt64) -> Bool) {
         while head < waiting.count, !isPending(waiting[head]) { _ = dequeue() }
     }
 }
