@@ -20,6 +20,7 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+
     /// Clears previous bindings and binds `arguments` to parameters 1...n.
     func bind(_ arguments: [any Bindable]) throws(SQLiteError) {
         sqlite3_reset(handle)
@@ -31,7 +32,17 @@ public final class Statement {
             case .null: status = sqlite3_bind_null(handle, index)
             case .integer(let v): status = sqlite3_bind_int64(handle, index, v)
             case .real(let v): status = sqlite3_bind_double(handle, index, v)
-            case .text(let v): status = sqlite3_bind_text(handle, index, v, -1, transient)
+            case .text(var v):
+                // The string's own UTF-8 (a small one's, on the stack), copied by SQLite: no C string made.
+                status = v.withUTF8 { utf8 in
+                    // An empty string has no base address, and a null pointer would bind NULL, not ''.
+                    guard let start = utf8.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
+                    // Up to a NUL, as the C string bound before did.
+                    let count = utf8.firstIndex(of: 0) ?? utf8.count
+                    return start.withMemoryRebound(to: CChar.self, capacity: count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(count), transient)
+                    }
+                }
             case .blob(let v):
                 status = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32(v.count), transient) }
             }
