@@ -14,12 +14,12 @@ extension Broker {
         } else if request.service == MDP.challengeService {
             answer = authenticator.challenges.issue(to: Array(sender), now: Clock.milliseconds())
         } else if request.service == "mmi.topology" {
-            send(to: sender, ClientMessage(service: request.service, body: [topology()]).frames)
+            send(to: sender, ClientMessage(service: request.service, body: [topology()]))
             return
         } else {
             answer = "501"
         }
-        send(to: sender, ClientMessage(service: request.service, strings: [answer]).frames)
+        send(to: sender, ClientMessage(service: request.service, strings: [answer]))
     }
 
     /// A sharded service has workers when every one of its shards has.

@@ -82,7 +82,7 @@ extension Broker {
     private func finish(_ id: UInt64, _ reply: Data) {
         guard let gather = gathers.removeValue(forKey: id) else { return }
         let body = [reply]
-        send(to: gather.client, ClientMessage(service: gather.request.service, body: body).frames)
+        send(to: gather.client, ClientMessage(service: gather.request.service, body: body))
         metrics.answered(gather.command.service.name, hasWorkers: { true }, reply: reply, arrivedAt: gather.arrivedAt, now: Clock.milliseconds())
         recorder?.record(arrivedAt: gather.arrivedAt, service: gather.request.service, body: gather.request.body, reply: body)
     }

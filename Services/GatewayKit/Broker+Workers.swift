@@ -13,7 +13,7 @@ extension Broker {
         if case .ready(let service, let credit, let credential) = command {
             guard workers[sender] == nil, !service.hasPrefix(MDP.mmiPrefix), service != Self.deviceService else {
                 removeWorker(sender, reason: "invalid READY")
-                send(to: sender, WorkerMessage.disconnect.frames)
+                send(to: sender, WorkerMessage.disconnect)
                 return
             }
             if case .failure(let refusal) = authenticator.admitWorker(service: service, credit: credit, credential: credential,
@@ -21,11 +21,11 @@ extension Broker {
                                                                       nowMilliseconds: Clock.milliseconds()) {
                 logger.warning("worker refused", ["service": String(service.prefix(64)), "reason": refusal.description])
                 metrics.workersRefused += 1
-                send(to: sender, WorkerMessage.disconnect.frames)
+                send(to: sender, WorkerMessage.disconnect)
                 return
             }
             guard services[service] != nil || services.count < Self.maxServices else {
-                send(to: sender, WorkerMessage.disconnect.frames)
+                send(to: sender, WorkerMessage.disconnect)
                 return
             }
             workers[sender] = WorkerRecord(identity: sender, service: service, credit: credit ?? 1, expiry: expiry())
@@ -40,7 +40,7 @@ extension Broker {
             strangers.note(now: Clock.milliseconds()) { count in
                 logger.warning("worker messages from peers that are not admitted workers dropped", ["count": count])
             }
-            if command != .disconnect { send(to: sender, WorkerMessage.disconnect.frames) }
+            if command != .disconnect { send(to: sender, WorkerMessage.disconnect) }
             return
         }
         worker.expiry = expiry()
@@ -59,7 +59,7 @@ extension Broker {
             removeWorker(sender, reason: "worker disconnected")
         case .ready, .request:
             removeWorker(sender, reason: "protocol error")
-            send(to: sender, WorkerMessage.disconnect.frames)
+            send(to: sender, WorkerMessage.disconnect)
         }
     }
 
@@ -89,7 +89,7 @@ extension Broker {
         }
         forgetIdleServices()
         for identity in workers.keys {
-            send(to: identity, WorkerMessage.heartbeat.frames)
+            send(to: identity, WorkerMessage.heartbeat)
         }
     }
 

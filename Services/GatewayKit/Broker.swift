@@ -36,6 +36,8 @@ public final class Broker {
     var services: [String: ServiceQueue] = [:]
     var workers: [Data: WorkerRecord] = [:]
     var nextID: UInt64 = 1
+    /// The frames of the message being sent (`send(to:_:)`), kept between messages for their room.
+    var outgoing: [Data] = []
     /// App-wide queries waiting for their shards' replies.
     var gathers: [UInt64: Gather] = [:]
     private var roundRobin = 0
@@ -162,9 +164,9 @@ public final class Broker {
         guard let sender = malformed.sender else { return }
         if malformed.isWorker {
             removeWorker(sender, reason: "protocol error")
-            send(to: sender, WorkerMessage.disconnect.frames)
+            send(to: sender, WorkerMessage.disconnect)
         } else if malformed.isAddressableClient {
-            send(to: sender, ClientMessage(service: "", body: [WireCodec.errorReply(.invalid(malformed.error.description))]).frames)
+            send(to: sender, ClientMessage(service: "", body: [WireCodec.errorReply(.invalid(malformed.error.description))]))
         }
     }
 
@@ -305,8 +307,10 @@ public final class Broker {
             guard let id = queue.dequeue() else { return }
             guard let request = requests[id] else { continue }
             worker.inFlight.insert(id)
-            let body = request.proof.map { request.body + $0.frames } ?? request.body
-            send(to: worker.identity, WorkerMessage.request(client: RequestToken.encode(id), body: body).frames)
+            send(to: worker.identity) { frames in
+                WorkerMessage.request(client: RequestToken.encode(id), body: request.body).write(into: &frames)
+                request.proof?.write(into: &frames)
+            }
         }
     }
 
@@ -339,7 +343,7 @@ public final class Broker {
             collect(part, body.first ?? Data())
             return
         }
-        send(to: request.client, ClientMessage(service: request.replyService, body: body).frames)
+        send(to: request.client, ClientMessage(service: request.replyService, body: body))
         recorder?.record(arrivedAt: request.arrivedAt, service: request.replyService, body: request.body, reply: body)
         metrics.answered(request.target, hasWorkers: { hasWorkers(request.target) }, reply: body.first, arrivedAt: request.arrivedAt,
                          now: Clock.milliseconds())
@@ -352,17 +356,28 @@ public final class Broker {
     /// Answers a request the broker refuses before accepting it.
     func refuse(_ sender: Data, _ request: ClientMessage, _ error: CommandError, seq: Int?) {
         let body = [WireCodec.errorReply(error, seq: seq)]
-        send(to: sender, ClientMessage(service: request.service, body: body).frames)
+        send(to: sender, ClientMessage(service: request.service, body: body))
         metrics.answered(request.service, hasWorkers: { hasWorkers(request.service) }, reply: body.first, arrivedAt: Clock.milliseconds(),
                          now: Clock.milliseconds())
         recorder?.record(arrivedAt: Clock.milliseconds(), service: request.service, body: request.body, reply: body)
     }
 
-    func send(to identity: Data, _ message: Message) {
-        var routed = message
-        routed.prepend(identity)
+    func send(to identity: Data, _ message: WorkerMessage) {
+        send(to: identity) { message.write(into: &$0) }
+    }
+
+    func send(to identity: Data, _ message: ClientMessage) {
+        send(to: identity) { message.write(into: &$0) }
+    }
+
+    /// Sends to `identity` the frames `write` appends: into one list kept for every message, so
+    /// sending allocates no list of frames.
+    func send(to identity: Data, _ write: (inout [Data]) -> Void) {
+        outgoing.append(identity)
+        write(&outgoing)
+        defer { outgoing.removeAll(keepingCapacity: true) }
         do {
-            try router.send(routed, wait: false)
+            try router.send(frames: outgoing, wait: false)
         } catch {
             logger.warning("send failed", ["error": error])
         }

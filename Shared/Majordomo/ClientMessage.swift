@@ -17,7 +17,19 @@ public struct ClientMessage: Equatable, Sendable {
 
     /// The frames to send from a DEALER (the leading empty frame included).
     public var frames: Message {
-        Message([Data(), MDP.client, Data(service.utf8)] + body)
+        var frames: [Data] = []
+        frames.reserveCapacity(3 + body.count)
+        write(into: &frames)
+        return Message(frames)
+    }
+
+    /// Appends the frames to send (the leading empty frame included) to `frames`, which may hold
+    /// routing frames already: a loop that refills one list for every message allocates none.
+    public func write(into frames: inout [Data]) {
+        frames.append(Data())
+        frames.append(MDP.client)
+        frames.append(Data(service.utf8))
+        frames += body
     }
 
     /// Parses frames that start with the empty delimiter and the `MDPC01` header.

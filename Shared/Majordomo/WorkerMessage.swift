@@ -24,31 +24,53 @@ public enum WorkerMessage: Equatable, Sendable {
 
     /// The frames to send from a DEALER (the leading empty frame included).
     public var frames: Message {
-        var message = Message([Data(), MDP.worker])
+        var frames: [Data] = []
+        frames.reserveCapacity(6)
+        write(into: &frames)
+        return Message(frames)
+    }
+
+    /// Appends the frames to send (the leading empty frame included) to `frames`, which may hold
+    /// routing frames already: a loop that refills one list for every message allocates none.
+    public func write(into frames: inout [Data]) {
         switch self {
         case .ready(let service, let credit, let credential):
-            message.append(Data([Code.ready.rawValue]))
-            message.append(service)
+            Self.writeHeader(.ready, into: &frames)
+            frames.append(Data(service.utf8))
             if let credit {
-                message.append(String(credit))
-                message.frames += credential
+                frames.append(Data(String(credit).utf8))
+                frames += credential
             }
         case .request(let client, let body):
-            message.append(Data([Code.request.rawValue]))
-            message.append(client)
-            message.append(Data())
-            message.frames += body
+            Self.writeHeader(.request, client: client, into: &frames)
+            frames += body
         case .reply(let client, let body):
-            message.append(Data([Code.reply.rawValue]))
-            message.append(client)
-            message.append(Data())
-            message.frames += body
+            Self.writeHeader(.reply, client: client, into: &frames)
+            frames += body
         case .heartbeat:
-            message.append(Data([Code.heartbeat.rawValue]))
+            Self.writeHeader(.heartbeat, into: &frames)
         case .disconnect:
-            message.append(Data([Code.disconnect.rawValue]))
+            Self.writeHeader(.disconnect, into: &frames)
         }
-        return message
+    }
+
+    /// Appends a one-frame reply, `.reply(client:body: [frame])`, without making its body list.
+    public static func writeReply(client: Data, frame: Data, into frames: inout [Data]) {
+        writeHeader(.reply, client: client, into: &frames)
+        frames.append(frame)
+    }
+
+    private static let codeFrames = [Code.ready, .request, .reply, .heartbeat, .disconnect].map { Data([$0.rawValue]) }
+
+    /// `["", "MDPW01", command]`, then for a request or reply the client's address and an empty frame.
+    private static func writeHeader(_ code: Code, client: Data? = nil, into frames: inout [Data]) {
+        frames.append(Data())
+        frames.append(MDP.worker)
+        frames.append(codeFrames[Int(code.rawValue) - 1])
+        if let client {
+            frames.append(client)
+            frames.append(Data())
+        }
     }
 
     /// Parses frames that start with the empty delimiter and the `MDPW01` header.

@@ -27,14 +27,7 @@ public final class Database {
         self.path = path
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
-        // Room for SQLite's short-lived allocations (a record being built, a cursor's saved key) in
-        // the connection's own slots instead of malloc: the default 100 are taken by the statements
-        // a service keeps prepared. Measured with bench-allocations (docs/benchmarks.md).
-        _ = pushbus_sqlite3_lookaside(handle, Self.lookasideSlotBytes, Self.lookasideSlots)
     }
-
-    static let lookasideSlotBytes: Int32 = 1200
-    static let lookasideSlots: Int32 = 2000
 
     deinit {
         statements.removeAll()

@@ -41,6 +41,8 @@ public final class ServiceWorker {
     var lastKeepAlive: Int64 = 0
     var tickPausedUntil: Int64 = 0
     var prunedThisRound = 0
+    /// The frames of the reply being sent, kept between replies for their room.
+    private var outgoing: [Data] = []
 
     public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
         self.service = service
@@ -168,7 +170,9 @@ public final class ServiceWorker {
             metrics.requests += replies.count
             for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
             for (item, reply) in zip(part, replies) {
-                try broker.send(WorkerMessage.reply(client: item.client, body: [reply]).frames)
+                WorkerMessage.writeReply(client: item.client, frame: reply, into: &outgoing)
+                defer { outgoing.removeAll(keepingCapacity: true) }
+                try broker.send(frames: outgoing)
             }
             publishCommittedEvents(events)
             answered += replies.count

@@ -85,9 +85,15 @@ public final class Socket {
 
     /// Sends every frame of `message`. With `wait: false` throws `EAGAIN` when it would block.
     public func send(_ message: Message, wait: Bool = true) throws(ZMQError) {
-        precondition(!message.isEmpty, "a ZeroMQ message has at least one frame")
-        let last = message.frames.count - 1
-        for (index, frame) in message.frames.enumerated() {
+        try send(frames: message.frames, wait: wait)
+    }
+
+    /// Sends `frames` as one multipart message: for a caller that keeps one list of frames and
+    /// refills it for each message, so sending makes no list of its own.
+    public func send(frames: [Data], wait: Bool = true) throws(ZMQError) {
+        precondition(!frames.isEmpty, "a ZeroMQ message has at least one frame")
+        let last = frames.count - 1
+        for (index, frame) in frames.enumerated() {
             var flags: Int32 = index < last ? ZMQ_SNDMORE : 0
             if !wait { flags |= ZMQ_DONTWAIT }
             let sent = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, frame.count, flags) }
