@@ -48,11 +48,25 @@ final class TreeDecoder: Decoder {
         if T.self == UInt64.self { return unsafeBitCast(try integer(UInt64.self, value, path()), to: T.self) }
         if T.self == UInt.self { return unsafeBitCast(try integer(UInt.self, value, path()), to: T.self) }
         if T.self == JSONValue.self { return unsafeBitCast(value, to: T.self) }
+        if T.self == [String].self { return unsafeBitCast(try strings(value, path()), to: T.self) }
         if T.self == Float.self {
             guard case .number(let number) = value else { throw mismatch(type, value, path()) }
             return unsafeBitCast(Float(number.value), to: T.self)
         }
         return nil
+    }
+
+    /// A list of strings (tags, registration IDs) read in one pass into a list of the right size,
+    /// with the errors `Array.init(from:)` through an unkeyed container would throw.
+    static func strings(_ value: JSONValue, _ path: [any CodingKey]) throws -> [String] {
+        guard case .array(let items) = value else { throw mismatch([Any].self, value, path) }
+        var result: [String] = []
+        result.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item else { throw mismatch(String.self, item, path + [IndexKey(index)]) }
+            result.append(text)
+        }
+        return result
     }
 
     static func integer<I: FixedWidthInteger>(_ type: I.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> I {

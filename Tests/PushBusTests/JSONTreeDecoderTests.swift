@@ -46,6 +46,10 @@ struct JSONTreeDecoderTests {
         both(JSONValue.self, #"{"a":[1,2.5,-3e2,true,false,null,{"b":"\u00e9\ud83d\ude00\n\"\\\/"}],"c":{}}"#)
         both([String: Int].self, #"{"a":1,"a":2}"#)
         both([Int].self, "[]")
+        // Lists of strings are read in one pass (TreeDecoder.strings): the same values and errors.
+        for text in [#"["a","b"]"#, "[]", #"["a",null]"#, #"["a",1]"#, #""x""#, "null", #"{"a":"b"}"#] { both([String].self, text) }
+        both(TagsChange.self, #"{"app_key":"a","tags":null}"#)
+        both(TagsChange.self, #"{"app_key":"a","tags":["x",null]}"#)
         both(Int.self, "-0")
     }
 
