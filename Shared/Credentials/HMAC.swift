@@ -7,39 +7,61 @@ public enum HMAC {
 
     /// The HMAC of `prefix` followed by `body`, without joining them first.
     public static func sha256Hex(key: String, prefix: [UInt8], body: Data) -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var key = key
-        let signed = key.withUTF8 { key in
-            prefix.withUnsafeBytes { prefix in
-                body.withUnsafeBytes { body in
-                    pushbus_hmac_sha256(key.baseAddress, key.count, prefix.baseAddress, prefix.count, body.baseAddress, body.count, &digest)
-                }
-            }
-        }
-        // Only a libcrypto without HMAC or SHA-256 fails here, and then nothing can be signed.
-        precondition(signed == 1, "libcrypto could not compute HMAC-SHA256")
-        return hex(digest)
+        prefix.withUnsafeBytes { prefix in sha256Hex(key: key, head: prefix, separator: nil, body: body) }
     }
 
-    /// Lower-case hex, built from a table (String(format:) costs a microsecond a byte).
-    static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+    /// The HMAC of `head`'s UTF-8, the byte `separator` (when given) and `body`, joining nothing:
+    /// a proof signs `command + "\n" + payload`.
+    public static func sha256Hex(key: String, head: String, separator: UInt8?, body: Data) -> String {
+        var head = head
+        return head.withUTF8 { sha256Hex(key: key, head: UnsafeRawBufferPointer($0), separator: separator, body: body) }
     }
+
+    private static func sha256Hex(key: String, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data) -> String {
+        var key = key
+        let separatorLength = separator == nil ? 0 : 1
+        var separator = separator ?? 0
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            let signed = key.withUTF8 { key in
+                body.withUnsafeBytes { body in
+                    pushbus_hmac_sha256_parts(key.baseAddress, key.count, head.baseAddress, head.count, &separator, separatorLength,
+                                              body.baseAddress, body.count, digest.baseAddress)
+                }
+            }
+            // Only a libcrypto without HMAC or SHA-256 fails here, and then nothing can be signed.
+            precondition(signed == 1, "libcrypto could not compute HMAC-SHA256")
+            return hex(UnsafeBufferPointer(digest))
+        }
+    }
+
+    /// Lower-case hex, written straight into the string's storage from a table (String(format:)
+    /// costs a microsecond a byte).
+    static func hex<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            var index = 0
+            for byte in bytes {
+                text[index] = hexDigits[Int(byte >> 4)]
+                text[index + 1] = hexDigits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     public static func sha256Hex(key: String, message: String) -> String { sha256Hex(key: key, message: Data(message.utf8)) }
 
     /// Compares two hex digests in time that does not depend on where they differ.
     public static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return CRYPTO_memcmp(x, y, x.count) == 0
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                guard let left = x.baseAddress, let right = y.baseAddress else { return true }  // both empty
+                return CRYPTO_memcmp(left, right, x.count) == 0
+            }
+        }
     }
 
 }

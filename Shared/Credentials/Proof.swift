@@ -43,7 +43,7 @@ public struct Proof: Equatable, Sendable {
     }
 
     public static func signature(key: String, command: String, payload: Data) -> String {
-        HMAC.sha256Hex(key: key, prefix: Array(command.utf8) + [0x0A], body: payload)
+        HMAC.sha256Hex(key: key, head: command, separator: 0x0A, body: payload)
     }
 
     public var frame: Data { Data("v1 \(principal) \(signature)".utf8) }

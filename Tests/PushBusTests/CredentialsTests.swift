@@ -47,6 +47,14 @@ struct CredentialsTests {
         }
         #expect(HMAC.sha256Hex(key: "key", message: "The quick brown fox jumps over the lazy dog")
             == "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8")
+        // A proof signs command + "\n" + payload, given in three parts.
+        for (command, payload) in [("tags.add", #"{"ts":1}"#), ("", ""), ("x", ""), ("标签", "\u{0}")] {
+            #expect(Proof.signature(key: "k", command: command, payload: Data(payload.utf8))
+                == HMAC.sha256Hex(key: "k", message: command + "\n" + payload))
+        }
+        #expect(HMAC.sha256Hex(key: "key", head: "The quick", separator: nil, body: Data(" brown fox jumps over the lazy dog".utf8))
+            == "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8")
+        #expect(HMAC.equal("ab", "ab") && HMAC.equal("", "") && !HMAC.equal("ab", "ac") && !HMAC.equal("ab", "abc"))
     }
 
     @Test func aProofFrameParsesOnlyInItsOneShape() {
