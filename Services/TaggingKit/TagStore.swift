@@ -26,10 +26,23 @@ final class TagStore {
     private var idsByName: [Name: Int64] = [:]
     private var namesByID: [Int64: Name] = [:]
     private var countChanges: [Int64: Int] = [:]
+    /// What the open transaction changed in memory, undone from the newest when a level of it rolls
+    /// back (`RollbackJournal`).
+    private var changes: [Change] = []
+
+    private enum Change {
+        /// A tag's count moved by `by`.
+        case counted(Int64, by: Int)
+        /// A new tag's id was remembered.
+        case remembered(Int64)
+        /// The counts were written, and these were the changes held until then.
+        case written([Int64: Int])
+    }
 
     init(store: Store) {
         self.store = store
         store.beforeCommit { [weak self] db in try self?.writeCounts(db) }
+        store.keep(self)
     }
 
     /// The ids of the app's tags among `names` (those that exist).
@@ -107,7 +120,7 @@ final class TagStore {
             }
         }
         countChanges = [:]
-        store.onRollback { [weak self] in self?.countChanges = changes }
+        record(.written(changes))
     }
 
     // MARK: in memory
@@ -137,7 +150,7 @@ final class TagStore {
         }
         idsByName[name] = id
         namesByID[id] = name
-        store.onRollback { [weak self] in self?.forget(id) }
+        record(.remembered(id))
     }
 
     /// Drops a tag from the id cache; always safe, as a missing id is read again.
@@ -148,6 +161,27 @@ final class TagStore {
 
     private func count(_ tag: Int64, by change: Int) {
         countChanges[tag, default: 0] += change
-        store.onRollback { [weak self] in self?.countChanges[tag, default: 0] -= change }
+        record(.counted(tag, by: change))
     }
+}
+
+extension TagStore: RollbackJournal {
+    /// Logs `change` when a write is open; outside one there is nothing to roll back.
+    private func record(_ change: Change) {
+        if store.isWriting { changes.append(change) }
+    }
+
+    var journalMark: Int { changes.count }
+
+    func rollBack(to mark: Int) {
+        while changes.count > mark {
+            switch changes.removeLast() {
+            case .counted(let tag, let change): countChanges[tag, default: 0] -= change
+            case .remembered(let id): forget(id)
+            case .written(let held): countChanges = held
+            }
+        }
+    }
+
+    func journalCommitted() { changes.removeAll(keepingCapacity: true) }
 }

@@ -8,7 +8,7 @@ import WireTime
 /// event in the caller's transaction, so an event exists exactly when its change does; the worker
 /// publishes what was appended once the transaction has committed. The next sequence and the
 /// events not yet handed out are kept in memory, and a rolled-back write takes its own back
-/// (`Store.onRollback`), so appending costs one insert.
+/// (`RollbackJournal`), so appending costs one insert.
 public final class Outbox {
     public let publisher: String
     private let store: Store
@@ -56,6 +56,7 @@ public final class Outbox {
             (try db.value("SELECT COALESCE(MAX(seq), 0) FROM outbox").int.map(Int64.init) ?? 0,
              try db.value("SELECT epoch FROM outbox_epoch").string)
         }
+        store.keep(self)
     }
 
     /// Records `body` as the next event of this publisher. Call inside `store.write`.
@@ -69,10 +70,6 @@ public final class Outbox {
                    sequence, Body.topic.rawValue, event, now.timeIntervalSince1970)
         newest = sequence
         unpublished.append((topic: Body.topic.rawValue, event: event))
-        store.onRollback { [weak self] in
-            self?.newest = sequence - 1
-            self?.unpublished.removeLast()
-        }
         return sequence
     }
 
@@ -116,4 +113,19 @@ public final class Outbox {
             return (events, newest.map(Int64.init))
         }
     }
+}
+
+extension Outbox: RollbackJournal {
+    /// The events appended in the open transaction are the last of `unpublished` (it is emptied
+    /// only between writes), so a mark is its length.
+    public var journalMark: Int { unpublished.count }
+
+    public func rollBack(to mark: Int) {
+        let dropped = unpublished.count - mark
+        guard dropped > 0 else { return }
+        newest -= Int64(dropped)
+        unpublished.removeLast(dropped)
+    }
+
+    public func journalCommitted() {}
 }

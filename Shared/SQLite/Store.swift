@@ -16,6 +16,9 @@ public final class Store {
     private var commitWork: [(Database) throws -> Void] = []
     /// Per open write level, what to run once the outermost transaction has committed.
     private var afterLevels: [[() -> Void]] = []
+    /// The journals kept alongside (`keep`), and per open write level each one's mark, level after level.
+    private var journals: [any RollbackJournal] = []
+    private var journalMarks: [Int] = []
 
     /// Opens the database at `path` and applies `migrations`.
     /// `durable` (default) makes every commit wait for the disk (`synchronous=FULL`).
@@ -65,33 +68,39 @@ public final class Store {
             writeDepth += 1
             undoLevels.append([])
             afterLevels.append([])
+            markJournals()
             defer { writeDepth -= 1 }
             do {
                 let result = try db.savepoint(body)
                 let kept = undoLevels.removeLast()
-                undoLevels[undoLevels.count - 1] += kept
+                if !kept.isEmpty { undoLevels[undoLevels.count - 1] += kept }
                 let after = afterLevels.removeLast()
-                afterLevels[afterLevels.count - 1] += after
+                if !after.isEmpty { afterLevels[afterLevels.count - 1] += after }
+                journalMarks.removeLast(journals.count)
                 return result
             } catch {
                 undoLevels.removeLast().reversed().forEach { $0() }
                 afterLevels.removeLast()
+                rollBackJournals()
                 throw error
             }
         }
         writeDepth = 1
         undoLevels = [[]]
         afterLevels = [[]]
+        markJournals()
         defer {
             writeDepth = 0
             undoLevels = []
             afterLevels = []
+            journalMarks.removeAll(keepingCapacity: true)
         }
         try db.run("BEGIN IMMEDIATE")
         do {
             let result = try body(db)
             for work in commitWork { try work(db) }
             try db.run("COMMIT")
+            for journal in journals { journal.journalCommitted() }
             let committed = afterLevels.flatMap { $0 }
             afterLevels = []
             committed.forEach { $0() }
@@ -99,6 +108,7 @@ public final class Store {
         } catch {
             _ = try? db.run("ROLLBACK")
             undoLevels.flatMap { $0 }.reversed().forEach { $0() }
+            rollBackJournals()
             throw error
         }
     }
@@ -107,6 +117,28 @@ public final class Store {
     /// transaction back): for changes kept in memory during a batch and written once, at its end.
     public func beforeCommit(_ work: @escaping (Database) throws -> Void) {
         commitWork.append(work)
+    }
+
+    /// Whether a write (transaction or savepoint) is open.
+    public var isWriting: Bool { writeDepth > 0 }
+
+    /// Keeps `journal` alongside every write from now on: rolled back with each level that rolls
+    /// back (after that level's `onRollback` steps), told when a transaction commits.
+    public func keep(_ journal: any RollbackJournal) {
+        precondition(writeDepth == 0, "journals are kept between writes")
+        journals.append(journal)
+    }
+
+    /// Each journal's mark for the write level opening now.
+    private func markJournals() {
+        for journal in journals { journalMarks.append(journal.journalMark) }
+    }
+
+    /// Undoes each journal to the mark of the innermost open level, and drops that level's marks.
+    private func rollBackJournals() {
+        let base = journalMarks.count - journals.count
+        for (index, journal) in journals.enumerated() { journal.rollBack(to: journalMarks[base + index]) }
+        journalMarks.removeLast(journals.count)
     }
 
     /// Registers what to do once the current write is committed, such as telling a connection what

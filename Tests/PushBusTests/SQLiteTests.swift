@@ -81,6 +81,52 @@ struct SQLiteTests {
         #expect(state.last == "c", "a committed change is not undone by a later rollback")
     }
 
+    /// A journal is undone to the mark of the level that rolls back, after that level's own undo
+    /// steps, and told of each commit; what committed stays.
+    @Test func journalsFollowTheSavepointOrTransactionTheyWereChangedIn() throws {
+        struct Refused: Error {}
+        final class Log: RollbackJournal {
+            var entries: [String] = []
+            var undone: [String] = []
+            var commits = 0
+            var journalMark: Int { entries.count }
+            func rollBack(to mark: Int) {
+                while entries.count > mark { undone.append(entries.removeLast()) }
+            }
+            func journalCommitted() { commits += 1 }
+        }
+        let store = try Store(path: path, migrations: migrations)
+        let log = Log()
+        store.keep(log)
+        var order: [String] = []
+        try store.write { _ in
+            log.entries.append("batch")
+            try store.write { _ in
+                log.entries.append("request 1")
+                try store.write { _ in log.entries.append("nested, released") }
+            }
+            _ = try? store.write { _ in
+                log.entries.append("request 2")
+                store.onRollback { order.append("closure with \(log.entries.count) entries") }
+                try store.write { _ in log.entries.append("nested in a failed request") }
+                throw Refused()
+            }
+            #expect(log.entries == ["batch", "request 1", "nested, released"])
+            #expect(log.undone == ["nested in a failed request", "request 2"])
+        }
+        #expect(order == ["closure with 5 entries"], "the level's closures ran before its journal was undone")
+        #expect(log.commits == 1 && log.entries == ["batch", "request 1", "nested, released"])
+        #expect(throws: Refused.self) {
+            try store.write { _ in
+                log.entries.append("a")
+                try store.write { _ in log.entries.append("b") }
+                throw Refused()
+            }
+        }
+        #expect(log.entries == ["batch", "request 1", "nested, released"], "a whole rolled-back transaction undoes all of its own")
+        #expect(log.commits == 1)
+    }
+
     @Test func workBeforeCommitRunsInsideTheTransaction() throws {
         struct Refused: Error {}
         let store = try Store(path: path, migrations: migrations)
