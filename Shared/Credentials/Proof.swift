@@ -25,6 +25,21 @@ public enum Principal: Hashable, Sendable, CustomStringConvertible {
         else if text.hasPrefix("service:"), text.count > 8 { self = .service(name: String(text.dropFirst(8))) }
         else { return nil }
     }
+
+    /// The same reading of ASCII bytes, in place: the one string made is the name after the prefix.
+    /// (For ASCII, comparing bytes is comparing characters; other text goes through `init?(_:)`.)
+    init?(ascii bytes: UnsafeBufferPointer<UInt8>) {
+        func name(after prefix: StaticString) -> String? {
+            let count = prefix.utf8CodeUnitCount
+            guard bytes.count > count, memcmp(bytes.baseAddress!, prefix.utf8Start, count) == 0 else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[count...]), as: UTF8.self)
+        }
+        if bytes.elementsEqual("admin".utf8) { self = .admin }
+        else if let id = name(after: "device:") { self = .device(registrationID: id) }
+        else if let key = name(after: "app:") { self = .app(appKey: key) }
+        else if let service = name(after: "service:") { self = .service(name: service) }
+        else { return nil }
+    }
 }
 
 /// The third body frame of a signed request: `v1 <principal> <hex HMAC-SHA256(key, command + "\n" + payload)>`.
@@ -82,8 +97,9 @@ public struct Proof: Equatable, Sendable {
             let signatureBytes = UnsafeBufferPointer(rebasing: bytes[signatureStart...])
             guard !principalBytes.contains(space),
                   signatureBytes.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
-                  let text = String(validating: principalBytes, as: UTF8.self),
-                  let principal = Principal(Substring(text)) else { return nil }
+                  let principal = principalBytes.allSatisfy({ $0 < 0x80 })
+                    ? Principal(ascii: principalBytes)
+                    : String(validating: principalBytes, as: UTF8.self).flatMap({ Principal(Substring($0)) }) else { return nil }
             return (principal, String(decoding: signatureBytes, as: UTF8.self))
         }
         guard let (principal, signature) = parsed else { return nil }
