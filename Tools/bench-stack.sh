@@ -8,7 +8,7 @@
 # Prints a Markdown table. Usage: bench-stack.sh [COMMANDS] [DEVICES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=.build/release
+bin=${BENCH_BIN:-.build/release}
 commands=${1:-1000000}
 devices=${2:-200000}
 work=$(mktemp -d /tmp/bench-stack.XXXXXX)

@@ -35,21 +35,13 @@ extension PayloadKeys {
     /// decoder can say what it reads as.
     private mutating func take(_ member: JSONScanner.Member, seen: inout Seen) -> Bool {
         if member.isKey("app_key") {
-            guard seen.first(.appKey) else { return true }
-            guard let value = Self.text(member, otherTypes: .refused) else { return false }
-            appKey = value
+            return take(member, .appKey, into: \.appKey, otherTypes: .refused, seen: &seen)
         } else if member.isKey("registration_id") {
-            guard seen.first(.registrationID) else { return true }
-            guard let value = Self.text(member, otherTypes: .refused) else { return false }
-            registrationID = value
+            return take(member, .registrationID, into: \.registrationID, otherTypes: .refused, seen: &seen)
         } else if member.isKey("euid") {
-            guard seen.first(.euid) else { return true }
-            guard let value = Self.text(member, otherTypes: .absent) else { return false }
-            euid = value
+            return take(member, .euid, into: \.euid, otherTypes: .absent, seen: &seen)
         } else if member.isKey("device_id") {
-            guard seen.first(.deviceID) else { return true }
-            guard let value = Self.text(member, otherTypes: .absent) else { return false }
-            deviceID = value
+            return take(member, .deviceID, into: \.deviceID, otherTypes: .absent, seen: &seen)
         } else if member.isKey("ts") {
             guard seen.first(.ts), member.kind != .null else { return true }
             guard let value = member.integer else { return false }
@@ -59,6 +51,15 @@ extension PayloadKeys {
             guard let value = member.integer, let int = Int(exactly: value) else { return false }
             seq = int
         }
+        return true
+    }
+
+    /// Takes a string key into `field` the first time it is seen.
+    private mutating func take(_ member: JSONScanner.Member, _ key: Seen, into field: WritableKeyPath<PayloadKeys, String?>,
+                               otherTypes: OtherTypes, seen: inout Seen) -> Bool {
+        guard seen.first(key) else { return true }
+        guard let value = Self.text(member, otherTypes: otherTypes) else { return false }
+        self[keyPath: field] = value
         return true
     }
 

@@ -81,7 +81,7 @@ import Testing
             #"{"euid":"u-1","device_id":"d","events":[{"name":"x","properties":{"k":[1,-2.5e3,{"z":null}]}}],"seq":-3}"#,
         ]
         let alphabet = Array(#"{}[]:,"\ 0123456789.-eE+tfnulrsa"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
-        var generator = SplitMix(seed: 20)
+        var generator = SchemaMalformedTests.SplitMix64(seed: 20)
         for _ in 0..<20_000 {
             var bytes = Array(seeds[Int(generator.next() % 2)].utf8)
             for _ in 0..<(1 + Int(generator.next() % 3)) {
@@ -105,18 +105,5 @@ extension PayloadKeys: Equatable {
     public static func == (a: PayloadKeys, b: PayloadKeys) -> Bool {
         a.appKey == b.appKey && a.registrationID == b.registrationID && a.registrationIDIsNotString == b.registrationIDIsNotString
             && a.ts == b.ts && a.euid == b.euid && a.deviceID == b.deviceID && a.seq == b.seq
-    }
-}
-
-/// A small deterministic generator, so a failure reproduces.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
