@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 import WireTime
 
@@ -24,7 +25,7 @@ struct EventBatch {
     var utm: String?
 
     /// `now` (Unix seconds) stands in for an event without `time`.
-    init(_ p: MAEvents, now: Double) throws(CommandError) {
+    init(_ p: EventsPayload, now: Double) throws(CommandError) {
         guard let events = p.events, !events.isEmpty else { throw .empty("events is missing or empty") }
         guard events.count <= Self.maxEvents else {
             throw .invalid("\(events.count) events in one batch; at most \(Self.maxEvents)")
@@ -51,7 +52,7 @@ struct EventBatch {
         return name
     }
 
-    private static func check(_ event: MAEvent, now: Double) throws(CommandError) -> Checked {
+    private static func check(_ event: EventsPayload.Event, now: Double) throws(CommandError) -> Checked {
         let name = try name(event.name)
         var time = now
         if let text = event.time {
@@ -61,10 +62,11 @@ struct EventBatch {
             time = parsed
         }
         guard let properties = event.properties, !properties.isEmpty else { return Checked(name: name, time: time, properties: nil) }
-        if let bad = properties.keys.first(where: { $0.isEmpty || $0.utf8.count > maxNameBytes }) {
+        if let bad = properties.members.first(where: { $0.key.isEmpty || $0.key.utf8.count > maxNameBytes })?.key {
             throw .invalid("event property name \(bad.prefix(64)) must be 1..128 bytes")
         }
-        return Checked(name: name, time: time, properties: String(decoding: WireCodec.encode(properties), as: UTF8.self))
+        // Written as a value of its own: keys sorted, the first of a key kept, as the decoded dictionary was.
+        return Checked(name: name, time: time, properties: String(decoding: WireCodec.encode(JSONValue.object(properties)), as: UTF8.self))
     }
 
     private static func utm(_ utm: [String: String]?) throws(CommandError) -> String? {
