@@ -56,6 +56,11 @@ public struct JSONObject: Hashable, Sendable {
         return JSONObject(members: result)
     }
 
+    /// Whether the keys ascend strictly, as `sorted(keepingLast:)` orders them: so sorting changes nothing.
+    var isSortedOnce: Bool {
+        members.indices.dropFirst().allSatisfy { members[$0 - 1].key.utf8.lexicographicallyPrecedes(members[$0].key.utf8) }
+    }
+
     func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
         JSONObject(members: try members.map { ($0.key, try transform($0.value)) })
     }

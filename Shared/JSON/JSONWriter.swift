@@ -30,6 +30,34 @@ struct JSONWriter {
         }
     }
 
+    /// Writes `value` as `write(value.written(path))` would, without building that second tree: numbers
+    /// by their value, objects with sorted keys and the first of a key kept. Throws as `written` does.
+    mutating func writeAsWritten(_ value: JSONValue, _ path: [any CodingKey]) throws {
+        switch value {
+        case .null, .bool, .string: write(value)
+        case .number(let number):
+            guard number.isShortInteger else { return write(try value.written(path)) }
+            bytes += number.text.utf8
+        case .array(let items):
+            bytes.append(0x5B)
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                try writeAsWritten(item, path)
+            }
+            bytes.append(0x5D)
+        case .object(let object):
+            let members = object.isSortedOnce ? object.members : object.sorted(keepingLast: false).members
+            bytes.append(0x7B)
+            for (index, field) in members.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                writeString(field.key)
+                bytes.append(0x3A)
+                try writeAsWritten(field.value, path)
+            }
+            bytes.append(0x7D)
+        }
+    }
+
     private mutating func writeString(_ text: String) {
         bytes.append(0x22)
         for byte in text.utf8 {
