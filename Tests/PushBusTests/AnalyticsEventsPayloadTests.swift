@@ -27,12 +27,13 @@ struct AnalyticsEventsPayloadTests {
         }
     }
 
-    /// The reading before: `MAEvents` decoded, properties written from the decoded `[String: JSONValue]`.
+    /// The reading before: `MAEvents` decoded, properties (and UTM) written from the decoded dictionaries.
     func decodedReading(_ payload: Data) -> Reading {
         let request = Request(command: "ma.events", payload: payload)
         do throws(CommandError) {
             let decoded = try request.decode(MAEvents.self)
             var reading = try checked(EventsPayload(decoded), seq: request.seq)
+            if reading.utm != nil, let utm = decoded.utm { reading.utm = String(decoding: WireCodec.encode(utm), as: UTF8.self) }
             let refused = Set(reading.rejected.map(\.index))
             let stored = (decoded.events ?? []).indices.filter { !refused.contains($0) }
             for (position, index) in stored.enumerated() {
@@ -84,6 +85,7 @@ struct AnalyticsEventsPayloadTests {
         same(batch(#"{"name":"e","properties":{}},{"name":"e","properties":null},{"name":"e","time":null}"#, #","utm":{},"seq":null"#))
         same(batch(#"{"name":"e","extra":[1,2,{"deep":{}}],"properties":{"k":"v"}}"#, #","cmd":"ma.events","other":{"a":[]}"#))
         same(batch(String(repeating: #"{"name":"e"},"#, count: 499) + #"{"name":"e"}"#))
+        same(batch(#"{"name":"e"}"#, #","utm":{"utm_id":"1","utm_term":"a\"b\\","utm_content":"\u0001\/","utm_medium":"m","utm_campaign":"","utm_source":"é😀"}"#))
     }
 
     @Test func numbersAreStoredByTheirValue() {
