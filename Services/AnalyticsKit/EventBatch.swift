@@ -1,5 +1,4 @@
 import Foundation
-import JSON
 import Schema
 import WireTime
 
@@ -62,18 +61,10 @@ struct EventBatch {
             time = parsed
         }
         guard let properties = event.properties, !properties.isEmpty else { return Checked(name: name, time: time, properties: nil) }
-        if let bad = properties.members.first(where: { $0.key.isEmpty || $0.key.utf8.count > maxNameBytes })?.key {
+        if let bad = properties.badName {
             throw .invalid("event property name \(bad.prefix(64)) must be 1..128 bytes")
         }
-        return Checked(name: name, time: time, properties: text(of: properties))
-    }
-
-    /// The text stored for an event's properties: as `WireCodec.encode` writes the decoded `[String: JSONValue]`
-    /// (keys sorted, the first of a key kept, numbers by their value), written straight from the tree.
-    static func text(of properties: JSONObject) -> String {
-        let value = JSONValue.object(properties)
-        if let text = try? JSONTreeEncoder().text(value) { return text }
-        return String(decoding: WireCodec.encode(value), as: UTF8.self)
+        return Checked(name: name, time: time, properties: properties.text)
     }
 
     private static func utm(_ utm: [String: String]?) throws(CommandError) -> String? {

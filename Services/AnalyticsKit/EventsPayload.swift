@@ -1,15 +1,14 @@
 import JSON
 import Schema
 
-/// An `ma.events` payload: the fields of `MAEvents`, each event's properties kept as the members the
-/// wire's parser read. Read from the request's tree without the Codable machinery, which cost more than
-/// the rest of the ingest; or from a decoded `MAEvents`.
+/// An `ma.events` payload: the fields of `MAEvents`, each event's properties read for the checks and
+/// written as the text stored. Read from the request's tree without the Codable machinery, which cost
+/// more than the rest of the ingest; or from a decoded `MAEvents`.
 struct EventsPayload {
     struct Event {
         let name: String?
         let time: String?
-        /// The members as given: a key may come twice, the first counts (as in a decoded `MAEvent`).
-        let properties: JSONObject?
+        let properties: EventProperties?
     }
 
     let appKey: String?
@@ -20,7 +19,7 @@ struct EventsPayload {
     init(_ p: MAEvents) {
         appKey = p.appKey
         euid = p.euid
-        events = p.events?.map { Event(name: $0.name, time: $0.time, properties: $0.properties.map(JSONObject.init)) }
+        events = p.events?.map { Event(name: $0.name, time: $0.time, properties: $0.properties.map { EventProperties(JSONObject($0)) }) }
         utm = p.utm
     }
 
@@ -62,10 +61,10 @@ struct EventsPayload {
         }
     }
 
-    private static func properties(_ value: JSONValue?) -> JSONObject?? {
+    private static func properties(_ value: JSONValue?) -> EventProperties?? {
         switch value {
         case nil, .null?: .some(nil)
-        case .object(let object)?: .some(object)
+        case .object(let object)?: .some(EventProperties(object))
         default: nil
         }
     }

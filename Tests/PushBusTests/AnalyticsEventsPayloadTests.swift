@@ -107,6 +107,17 @@ struct AnalyticsEventsPayloadTests {
         same(batch(#"{"name":"e","properties":{"k":"\ud800"}}"#))
     }
 
+    /// `é` composed (U+00E9) and decomposed (e, U+0301) are one key of a decoded dictionary, not one
+    /// byte string: the first is kept, wherever the other sorts, and only its length counts.
+    @Test func namesEqualAsStringsAreOneName() {
+        same(batch(#"{"name":"e","properties":{"e\u0301":1,"f":2,"\u00e9":3,"o":{"e\u0301":4,"\u00e9":5}}}"#))
+        same(batch(#"{"name":"e","properties":{"\u00e9":1,"e\u0301":2}}"#))
+        let long = String(repeating: "a", count: 126)
+        same(batch(#"{"name":"e","properties":{"\#(long)\u00e9":1,"\#(long)e\u0301":2}}"#))
+        same(batch(#"{"name":"e","properties":{"\#(long)e\u0301":1,"\#(long)\u00e9":2}}"#))
+        same(batch(#"{"name":"e","properties":{"é中文":1,"z":2}}"#))
+    }
+
     @Test func duplicateKeysReadTheFirst() {
         same(batch(#"{"name":"first","name":"second","properties":{"k":1,"k":2,"a":3},"time":"2025-03-01T10:00:00Z","time":"x"}"#))
         same(Data(#"{"app_key":"app1","euid":"\#(ma.euid)","events":[{"name":"a"}],"events":[{"name":"b"},{"name":"c"}]}"#.utf8))

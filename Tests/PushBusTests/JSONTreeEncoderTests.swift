@@ -64,6 +64,8 @@ struct JSONTreeEncoderTests {
             #"[0.001,0.0001,0.00001,12.34,100.0,2.5e15,9.9e14,8999999999999999,9000000000000001,1e15,1e16,-123.4560]"#,
             #"["quote \" backslash \\ slash \/ \u00e9 \ud83d\ude00 \u0001 \t\n\r\b\f \u2028", "é中文😀", ""]"#,
             #"{"":null,"t":true,"f":false,"e":{},"l":[]}"#,
+            #"{"e\u0301":1,"\u00e9":2,"o":{"e\u0301":3,"f":4,"\u00e9":5},"a":[{"\u00e9":6,"e\u0301":7}]}"#,
+            #"{"x":{"e\u0301":1,"\u00e9":2},"y":[{"e\u0301":3,"\u00e9":4}]}"#,
             "[" + String(repeating: "[{\"z\":1,\"a\":[", count: 60) + String(repeating: "]}]", count: 60) + "]",
         ]
         for document in documents {
