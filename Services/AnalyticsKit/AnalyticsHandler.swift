@@ -41,7 +41,7 @@ public final class AnalyticsHandler: RequestHandler {
         case .maStart: try start(request.decode(MAStart.self), by: signer, in: db)
         case .maIdentify: try identify(request.decode(MAIdentify.self), by: signer, in: db)
         case .maContact: try setContacts(request.decode(MAContact.self), given: request.decode(ContactUpdate.Keys.self), by: signer, in: db)
-        case .maEvents: try record(request.decode(MAEvents.self), by: signer, in: db)
+        case .maEvents: try record(readEvents(request), by: signer, in: db)
         case .maProperty: try changeProperty(request.decode(MAProperty.self), by: signer, in: db)
         case .maChannelValue: try setChannelValues(request.decode(MAChannelValue.self), by: signer, in: db)
         case .maProfile: try profile(request.decode(MAUserRef.self), by: signer, in: db)
@@ -183,7 +183,7 @@ public final class AnalyticsHandler: RequestHandler {
 
     /// Stores the good events of a batch (each with the batch's UTM properties), counts them by hour and
     /// folds them into the user's sessions; bad events are listed in `rejected`.
-    func record(_ p: MAEvents, by signer: Principal?, in db: Database) throws -> MAEventsAccepted {
+    func record(_ p: EventsPayload, by signer: Principal?, in db: Database) throws -> MAEventsAccepted {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let batch = try EventBatch(p, now: clock())
@@ -199,6 +199,13 @@ public final class AnalyticsHandler: RequestHandler {
         try SessionTracker(events: events).record(db, times: batch.events.map(\.time), euid: live, appKey: appKey,
                                                   timeout: settings.sessionTimeout(for: appKey))
         return MAEventsAccepted(accepted: batch.events.count, rejected: batch.rejected.isEmpty ? nil : batch.rejected)
+    }
+
+    /// The payload's tree read as it is; decoded as `MAEvents` only when that reading declines, so that
+    /// a payload of the wrong shape gets exactly the decoder's error.
+    func readEvents(_ request: Request) throws(CommandError) -> EventsPayload {
+        if let payload = EventsPayload(try request.decode(JSONValue.self)) { return payload }
+        return EventsPayload(try request.decode(MAEvents.self))
     }
 
     /// Counts by UTC hour or day. `name` picks one event; without it, all the app's own events. Names

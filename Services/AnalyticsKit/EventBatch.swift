@@ -24,7 +24,7 @@ struct EventBatch {
     var utm: String?
 
     /// `now` (Unix seconds) stands in for an event without `time`.
-    init(_ p: MAEvents, now: Double) throws(CommandError) {
+    init(_ p: EventsPayload, now: Double) throws(CommandError) {
         guard let events = p.events, !events.isEmpty else { throw .empty("events is missing or empty") }
         guard events.count <= Self.maxEvents else {
             throw .invalid("\(events.count) events in one batch; at most \(Self.maxEvents)")
@@ -51,7 +51,7 @@ struct EventBatch {
         return name
     }
 
-    private static func check(_ event: MAEvent, now: Double) throws(CommandError) -> Checked {
+    private static func check(_ event: EventsPayload.Event, now: Double) throws(CommandError) -> Checked {
         let name = try name(event.name)
         var time = now
         if let text = event.time {
@@ -61,10 +61,10 @@ struct EventBatch {
             time = parsed
         }
         guard let properties = event.properties, !properties.isEmpty else { return Checked(name: name, time: time, properties: nil) }
-        if let bad = properties.keys.first(where: { $0.isEmpty || $0.utf8.count > maxNameBytes }) {
+        if let bad = properties.badName {
             throw .invalid("event property name \(bad.prefix(64)) must be 1..128 bytes")
         }
-        return Checked(name: name, time: time, properties: String(decoding: WireCodec.encode(properties), as: UTF8.self))
+        return Checked(name: name, time: time, properties: properties.text)
     }
 
     private static func utm(_ utm: [String: String]?) throws(CommandError) -> String? {

@@ -56,6 +56,14 @@ public struct JSONObject: Hashable, Sendable {
         return JSONObject(members: result)
     }
 
+    /// Whether sorting changes nothing: the keys' bytes ascend strictly and no two neighbours are equal
+    /// as `String`s (`é` composed and not are, and `sorted(keepingLast:)` keeps one of them).
+    var isSortedOnce: Bool {
+        members.indices.dropFirst().allSatisfy {
+            members[$0 - 1].key.utf8.lexicographicallyPrecedes(members[$0].key.utf8) && members[$0 - 1].key != members[$0].key
+        }
+    }
+
     func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
         JSONObject(members: try members.map { ($0.key, try transform($0.value)) })
     }

@@ -112,11 +112,14 @@ struct JSONParser {
     private mutating func string() throws(Failure) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes, so the bytes are the string (validated as UTF-8).
+        // Fast path: no escapes, so the bytes are the string (validated as UTF-8). ASCII needs no
+        // validating, and the generic validation cost more than the rest of parsing.
+        var isASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                let content = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                guard let text = isASCII ? String(decoding: content, as: UTF8.self) : String(validating: content, as: UTF8.self) else {
                     throw fail("invalid UTF-8 in a string")
                 }
                 index += 1
@@ -124,6 +127,7 @@ struct JSONParser {
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw fail("control character in a string") }
+            if byte >= 0x80 { isASCII = false }
             index += 1
         }
         var buffer = Array(bytes[start..<index])

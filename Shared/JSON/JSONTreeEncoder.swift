@@ -12,4 +12,12 @@ public struct JSONTreeEncoder {
         writer.write(try TreeEncoder.tree(of: value, path: []))
         return Data(writer.bytes)
     }
+
+    /// `value` as `encode(value)` writes it, as text, straight from the tree: no Encoder and no sorted
+    /// copy of it when its objects' keys are in order already. Throws as `encode` does.
+    public func text(_ value: JSONValue) throws -> String {
+        var writer = JSONWriter()
+        try writer.writeAsWritten(value, [])
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
 }

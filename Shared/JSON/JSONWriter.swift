@@ -30,6 +30,76 @@ struct JSONWriter {
         }
     }
 
+    /// Writes `value` as `write(value.written(path))` would, without building that second tree: numbers
+    /// by their value, objects with sorted keys and the first of a key kept. Throws as `written` does.
+    mutating func writeAsWritten(_ value: JSONValue, _ path: [any CodingKey]) throws {
+        switch value {
+        case .null, .bool, .string: write(value)
+        case .number(let number):
+            if number.isShortInteger {
+                bytes += number.text.utf8
+            } else if !writePlainDecimal(number.text) {
+                write(try value.written(path))
+            }
+        case .array(let items):
+            bytes.append(0x5B)
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                try writeAsWritten(item, path)
+            }
+            bytes.append(0x5D)
+        case .object(let object):
+            let members = object.isSortedOnce ? object.members : object.sorted(keepingLast: false).members
+            bytes.append(0x7B)
+            for (index, field) in members.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                writeString(field.key)
+                bytes.append(0x3A)
+                try writeAsWritten(field.value, path)
+            }
+            bytes.append(0x7D)
+        }
+    }
+
+    /// Writes a number given in plain decimals (`-?int.frac`, no exponent) of at most 15 significant
+    /// digits and at least 0.001 as `written` writes its value, without converting it: its own digits
+    /// less the fraction's trailing zeros; with no fraction left, the whole number (`0` for `-0.0`).
+    /// Fifteen digits always read back as the same Double, so no shorter text does, and Swift writes
+    /// that shortest text in this notation from 0.0001 up to 2^53. False, writing nothing, for other text.
+    private mutating func writePlainDecimal(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { digits in
+            let isNegative = digits.first == UInt8(ascii: "-")
+            var index = isNegative ? 1 : 0
+            let whole = index
+            while index < digits.count, digits[index] >= 0x30, digits[index] <= 0x39 { index += 1 }
+            let wholeDigits = index - whole
+            guard wholeDigits > 0, wholeDigits <= 15, index < digits.count, digits[index] == UInt8(ascii: ".") else { return false }
+            index += 1
+            let fraction = index
+            while index < digits.count, digits[index] >= 0x30, digits[index] <= 0x39 { index += 1 }
+            guard index == digits.count else { return false }
+            var end = index
+            while end > fraction, digits[end - 1] == UInt8(ascii: "0") { end -= 1 }
+            let isZero = wholeDigits == 1 && digits[whole] == UInt8(ascii: "0")
+            if end == fraction {
+                if isZero { bytes.append(UInt8(ascii: "0")) } else { bytes += digits[0..<whole + wholeDigits] }
+                return true
+            }
+            var significant = end - fraction
+            if isZero {
+                let zeros = digits[fraction..<end].prefix { $0 == UInt8(ascii: "0") }.count
+                guard zeros <= 2 else { return false }
+                significant -= zeros
+            } else {
+                significant += wholeDigits
+            }
+            guard significant <= 15 else { return false }
+            bytes += digits[0..<end]
+            return true
+        }
+    }
+
     private mutating func writeString(_ text: String) {
         bytes.append(0x22)
         for byte in text.utf8 {

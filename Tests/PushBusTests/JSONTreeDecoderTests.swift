@@ -62,6 +62,26 @@ struct JSONTreeDecoderTests {
         #expect(throws: DecodingError.self) { try JSONTreeDecoder().decode(JSONValue.self, from: Data([0x22, 0xFF, 0xFE, 0x22])) }
     }
 
+    /// Strings of raw UTF-8 (no escapes) are checked as Foundation checks them: ASCII, valid multi-byte
+    /// sequences, and the invalid ones (a stray continuation byte, overlong forms, surrogates, beyond
+    /// U+10FFFF, cut short).
+    @Test func rawUTF8IsValidated() {
+        let strings: [[UInt8]] = [
+            Array("plain ascii".utf8), Array("é中文😀".utf8), [0x61, 0xC3, 0xA9, 0x62],
+            [0x80], [0x61, 0xBF], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xE2, 0x82], [0xF0, 0x9F, 0x98], [0xFF], [0x61, 0xFE, 0x62],
+        ]
+        for bytes in strings {
+            for document in [[0x22] + bytes + [0x22], Array(#"{"k":""#.utf8) + bytes + Array(#""}"#.utf8),
+                             Array(#"{""#.utf8) + bytes + Array(#"":1}"#.utf8)] {
+                let ours = try? JSONTreeDecoder().decode(JSONValue.self, from: Data(document))
+                let theirs = try? JSONDecoder().decode(JSONValue.self, from: Data(document))
+                #expect(ours == theirs, "\(bytes)")
+                #expect((ours == nil) == (String(validating: bytes, as: UTF8.self) == nil), "\(bytes)")
+            }
+        }
+    }
+
     @Test func deepNestingIsRefusedNotACrash() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: DecodingError.self) { try JSONTreeDecoder().decode(JSONValue.self, from: Data(deep.utf8)) }

@@ -54,6 +54,61 @@ struct JSONTreeEncoderTests {
         try same(["x": [String: Int]()])
     }
 
+    /// `text` writes a tree as `encode` does, without the Encoder: for parsed trees (numbers in any
+    /// form, keys out of order or given twice, escapes) and for built ones.
+    @Test func textIsWhatEncodeWrites() throws {
+        let documents = [
+            #"{"b":1,"a":2,"B":3,"_":4,"aa":5,"a1":6,"é":7,"Z":8,"10":9,"9":10}"#,
+            #"{"a":1,"a":2,"c":{"y":1,"x":2,"y":3},"b":[{"k":1,"j":2},{"k":3,"k":4}]}"#,
+            #"[1,1.0,1.50,-0,-0.0,0.1,1e2,1E+2,-1.5e-7,123456789012345,1234567890123456,9007199254740993,99999999999999999999,1e308,5e-324]"#,
+            #"[0.001,0.0001,0.00001,12.34,100.0,2.5e15,9.9e14,8999999999999999,9000000000000001,1e15,1e16,-123.4560]"#,
+            #"["quote \" backslash \\ slash \/ \u00e9 \ud83d\ude00 \u0001 \t\n\r\b\f \u2028", "é中文😀", ""]"#,
+            #"{"":null,"t":true,"f":false,"e":{},"l":[]}"#,
+            #"{"e\u0301":1,"\u00e9":2,"o":{"e\u0301":3,"f":4,"\u00e9":5},"a":[{"\u00e9":6,"e\u0301":7}]}"#,
+            #"{"x":{"e\u0301":1,"\u00e9":2},"y":[{"e\u0301":3,"\u00e9":4}]}"#,
+            "[" + String(repeating: "[{\"z\":1,\"a\":[", count: 60) + String(repeating: "]}]", count: 60) + "]",
+        ]
+        for document in documents {
+            let parsed = try JSONTreeDecoder().decode(JSONValue.self, from: Data(document.utf8))
+            #expect(try JSONTreeEncoder().text(parsed) == tree(parsed), "\(document)")
+        }
+        let built = JSONValue.object(["n": .number(2.5), "w": .number(3), "big": .number(1e300), "s": .string("x/y"),
+                                      "a": .array([.object(["b": .null, "a": .bool(true)])])])
+        #expect(try JSONTreeEncoder().text(built) == tree(built))
+        #expect(throws: EncodingError.self) { try JSONTreeEncoder().text(.number(.nan)) }
+    }
+
+    /// Numbers written in plain decimals take a shortcut in `text`; 200,000 of them, of every length and
+    /// sign and with zeros leading and trailing, come out as `encode` writes them.
+    @Test func decimalsAreWrittenByTheirValue() throws {
+        var random = SplitMix(seed: 20)
+        func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(random.next() % 10)) }) }
+        for _ in 0..<200 {
+            let numbers = (0..<1000).map { _ in
+                let whole = random.next() % 4 == 0 ? "0" : String(1 + random.next() % 9) + digits(Int(random.next() % 17))
+                let zeros = String(repeating: "0", count: Int(random.next() % 5))
+                let fraction = zeros + digits(Int(random.next() % 18)) + String(repeating: "0", count: Int(random.next() % 3))
+                let sign = random.next() % 3 == 0 ? "-" : ""
+                return sign + whole + "." + (fraction.isEmpty ? "0" : fraction)
+            }
+            let parsed = try JSONTreeDecoder().decode(JSONValue.self, from: Data("[\(numbers.joined(separator: ","))]".utf8))
+            #expect(try JSONTreeEncoder().text(parsed) == tree(parsed))
+        }
+    }
+
+    /// A small seeded generator, so a failure can be replayed.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
     @Test func nonFiniteNumbersThrow() {
         #expect(throws: EncodingError.self) { try JSONTreeEncoder().encode([Double.nan]) }
         #expect(throws: EncodingError.self) { try JSONTreeEncoder().encode(["x": Double.infinity]) }
