@@ -35,6 +35,7 @@ bench: release
 	./Tools/bench-api.sh
 	./Tools/bench-channel.sh
 	./Tools/bench-stack.sh
+	./Tools/bench-allocations.sh
 	.build/release/bench-tagging
 	.build/release/bench-badge
 	.build/release/bench-scheduler
