@@ -20,6 +20,23 @@ struct SQLiteTests {
         #expect(try count(reopened) == 1)
     }
 
+    /// Text binds from the string's own bytes: an empty string is '' (not NULL), text stops at a
+    /// NUL as a C string did, and long, short and non-ASCII text arrive whole.
+    @Test func textBindsAsTheCStringDid() throws {
+        let store = try Store(path: path, migrations: migrations)
+        let long = String(repeating: "é标x", count: 200)
+        let values = try store.write { db -> [Value] in
+            try db.run("INSERT INTO items (name) VALUES (?)", "")
+            try db.run("INSERT INTO items (name) VALUES (?)", "ab\u{0}cd")
+            try db.run("INSERT INTO items (name) VALUES (?)", long)
+            try db.run("INSERT INTO items (name) VALUES (?)", "short")
+            return try db.rows("SELECT name FROM items ORDER BY id").map { $0[0] }
+        }
+        #expect(values == [.text(""), .text("ab"), .text(long), .text("short")])
+        #expect(try store.read { db in try db.value("SELECT COUNT(*) FROM items WHERE name = ?", "ab\u{0}zz").int } == 1,
+                "a parameter stops at its NUL too")
+    }
+
     @Test func throwingWriteRollsBackAndRethrowsTheFirstError() throws {
         struct Refused: Error {}
         let store = try Store(path: path, migrations: migrations)
