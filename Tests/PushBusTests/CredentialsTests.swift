@@ -55,6 +55,9 @@ struct CredentialsTests {
         #expect(HMAC.sha256Hex(key: "key", head: "The quick", separator: nil, body: Data(" brown fox jumps over the lazy dog".utf8))
             == "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8")
         #expect(HMAC.equal("ab", "ab") && HMAC.equal("", "") && !HMAC.equal("ab", "ac") && !HMAC.equal("ab", "abc"))
+        // An empty key is a key of its own, never the one the thread's context held before.
+        _ = HMAC.sha256Hex(key: "x", message: "")
+        #expect(HMAC.sha256Hex(key: "", message: "") == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
     @Test func aProofFrameParsesOnlyInItsOneShape() {

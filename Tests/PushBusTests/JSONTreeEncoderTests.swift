@@ -81,7 +81,7 @@ struct JSONTreeEncoderTests {
     /// Numbers written in plain decimals take a shortcut in `text`; 200,000 of them, of every length and
     /// sign and with zeros leading and trailing, come out as `encode` writes them.
     @Test func decimalsAreWrittenByTheirValue() throws {
-        var random = SplitMix(seed: 20)
+        var random = SchemaMalformedTests.SplitMix64(seed: 20)
         func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(random.next() % 10)) }) }
         for _ in 0..<200 {
             let numbers = (0..<1000).map { _ in
@@ -93,19 +93,6 @@ struct JSONTreeEncoderTests {
             }
             let parsed = try JSONTreeDecoder().decode(JSONValue.self, from: Data("[\(numbers.joined(separator: ","))]".utf8))
             #expect(try JSONTreeEncoder().text(parsed) == tree(parsed))
-        }
-    }
-
-    /// A small seeded generator, so a failure can be replayed.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 
