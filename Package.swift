@@ -113,7 +113,7 @@ let package = Package(
         // The device channel: WebSocket connections (libmicrohttpd's upgrade, our own frame codec),
         // each device's messages until acknowledged, pages and presence.
         .target(name: "WebSocket", dependencies: ["CMicroHTTPD", "CCrypto"], path: "Shared/WebSocket"),
-        .target(name: "ChannelKit", dependencies: ["Bus", "Client", "Credentials", "JSON", "Runtime", "Schema", "SQLite", "WebSocket", "WireTime",
+        .target(name: "ChannelKit", dependencies: ["Bus", "Caches", "Client", "Credentials", "JSON", "Runtime", "Schema", "SQLite", "WebSocket", "WireTime",
                                                    "Worker", "ZeroMQ"],
                 path: "Services/ChannelKit"),
         .executableTarget(name: "channel", dependencies: ["ChannelKit", "Credentials", "Runtime", "Worker", "ZeroMQ"], path: "Services/Channel"),
@@ -151,7 +151,7 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "PushBusTests",
-                    dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
+                    dependencies: ["Caches", "ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
                                    "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "ChannelKit", "WebSocket", "JWT", "HTTP2Client", "Credentials"],
                     path: "Tests/PushBusTests"),

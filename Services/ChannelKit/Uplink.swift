@@ -1,5 +1,6 @@
 import Client
 import Credentials
+import Caches
 import Foundation
 import Runtime
 import Schema

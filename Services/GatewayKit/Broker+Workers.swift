@@ -51,8 +51,7 @@ extension Broker {
                 return
             }
             if let request = requests.removeValue(forKey: id) { answer(request, body) }
-            // The worker may have been removed meanwhile (answering does not remove workers, but say so).
-            if workers[sender] != nil { dispatch(worker.service) }
+            dispatch(worker.service)
         case .heartbeat:
             break
         case .disconnect:
@@ -63,23 +62,16 @@ extension Broker {
         }
     }
 
-    func nextDeadline() -> Int64? {
-        deadlineHead < deadlines.count ? deadlines[deadlineHead].at : nil
-    }
+    func nextDeadline() -> Int64? { deadlines.first?.at }
 
     /// Answers 6002 to every request whose deadline has passed. A worker still holding one keeps
     /// the credit until it replies (the late reply is dropped) or dies.
     func expireRequests(now: Int64) {
-        while deadlineHead < deadlines.count, deadlines[deadlineHead].at <= now {
-            let id = deadlines[deadlineHead].id
-            deadlineHead += 1
-            if let request = requests.removeValue(forKey: id) {
+        while let due = deadlines.first, due.at <= now {
+            _ = deadlines.popFirst()
+            if let request = requests.removeValue(forKey: due.id) {
                 answer(request, CommandError(.timeout, "no answer from \(request.target) in time, retry"))
             }
-        }
-        if deadlineHead > 4096 && deadlineHead * 2 > deadlines.count {
-            deadlines.removeFirst(deadlineHead)
-            deadlineHead = 0
         }
     }
 

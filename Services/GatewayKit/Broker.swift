@@ -1,4 +1,5 @@
 import Bus
+import Caches
 import Credentials
 import Foundation
 import Majordomo
@@ -31,8 +32,8 @@ public final class Broker {
     var metricsServer: MetricsServer?
     var recorder: Recorder?
     var requests: [UInt64: PendingRequest] = [:]
-    var deadlines: [(id: UInt64, at: Int64)] = []
-    var deadlineHead = 0
+    /// Accepted requests by deadline, in arrival order (every request has the same timeout).
+    var deadlines = FirstInFirstOut<(id: UInt64, at: Int64)>()
     var services: [String: ServiceQueue] = [:]
     var workers: [Data: WorkerRecord] = [:]
     var nextID: UInt64 = 1
@@ -370,14 +371,13 @@ public final class Broker {
         send(to: identity) { message.write(into: &$0) }
     }
 
-    /// Sends to `identity` the frames `write` appends: into one list kept for every message, so
-    /// sending allocates no list of frames.
+    /// Sends to `identity` the frames `write` appends, through the list of frames kept for sending.
     func send(to identity: Data, _ write: (inout [Data]) -> Void) {
-        outgoing.append(identity)
-        write(&outgoing)
-        defer { outgoing.removeAll(keepingCapacity: true) }
         do {
-            try router.send(frames: outgoing, wait: false)
+            try router.send(reusing: &outgoing, wait: false) { frames in
+                frames.append(identity)
+                write(&frames)
+            }
         } catch {
             logger.warning("send failed", ["error": error])
         }

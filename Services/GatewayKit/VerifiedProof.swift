@@ -7,12 +7,6 @@ struct VerifiedProof {
     let frame: Data
     let ts: Int64
 
-    var frames: [Data] {
-        var frames: [Data] = []
-        write(into: &frames)
-        return frames
-    }
-
     /// Appends the proof's two frames, the proof and its ts.
     func write(into frames: inout [Data]) {
         frames.append(frame)

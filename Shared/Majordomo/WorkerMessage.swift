@@ -60,13 +60,11 @@ public enum WorkerMessage: Equatable, Sendable {
         frames.append(frame)
     }
 
-    private static let codeFrames = [Code.ready, .request, .reply, .heartbeat, .disconnect].map { Data([$0.rawValue]) }
-
     /// `["", "MDPW01", command]`, then for a request or reply the client's address and an empty frame.
     private static func writeHeader(_ code: Code, client: Data? = nil, into frames: inout [Data]) {
         frames.append(Data())
         frames.append(MDP.worker)
-        frames.append(codeFrames[Int(code.rawValue) - 1])
+        frames.append(Data([code.rawValue]))  // one byte: held inline, no allocation
         if let client {
             frames.append(client)
             frames.append(Data())

@@ -12,12 +12,6 @@ public final class Database {
     /// Statements kept prepared, at most 512; past it the cache starts over, so queries built with
     /// a varying shape (IN lists of any length) cannot grow it without bound.
     private var statements = StartOverCache<String, Statement>(limit: 512)
-    /// The same statements by where their SQL's bytes are. A call site's SQL is a literal, whose
-    /// bytes never move, so the usual lookup compares a pointer instead of hashing the whole text
-    /// (1–2 % of a busy worker). A hit is confirmed by comparing the text, which for the same
-    /// storage is one pointer compare, since a string built at run time may reuse a freed one's
-    /// address. Strings stored inline (15 bytes or fewer) have no fixed address and are hashed.
-    private var statementsByAddress: [UnsafeRawPointer: Statement] = [:]
     private var savepointDepth = 0
 
     /// Opens (creating if needed) the database at `path`; ":memory:" gives a private in-memory one.
@@ -36,7 +30,6 @@ public final class Database {
     }
 
     deinit {
-        statementsByAddress.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -137,19 +130,9 @@ public final class Database {
     public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> Statement {
-        let address = sql.utf8.count > 15 ? sql.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil : nil
-        if let address, let cached = statementsByAddress[address], cached.sql == sql { return cached }
-        let statement: Statement
-        if let cached = statements[sql] {
-            statement = cached
-        } else {
-            statement = try Statement(database: self, sql: sql)
-            statements.insert(statement, forKey: sql)
-        }
-        if let address {
-            if statementsByAddress.count >= statements.limit { statementsByAddress.removeAll() }
-            statementsByAddress[address] = statement
-        }
+        if let cached = statements[sql] { return cached }
+        let statement = try Statement(database: self, sql: sql)
+        statements.insert(statement, forKey: sql)
         return statement
     }
 

@@ -170,9 +170,7 @@ public final class ServiceWorker {
             metrics.requests += replies.count
             for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
             for (item, reply) in zip(part, replies) {
-                WorkerMessage.writeReply(client: item.client, frame: reply, into: &outgoing)
-                defer { outgoing.removeAll(keepingCapacity: true) }
-                try broker.send(frames: outgoing)
+                try broker.send(reusing: &outgoing) { WorkerMessage.writeReply(client: item.client, frame: reply, into: &$0) }
             }
             publishCommittedEvents(events)
             answered += replies.count

@@ -101,6 +101,14 @@ public final class Socket {
         }
     }
 
+    /// Sends the frames `write` appends to `buffer`, a list the caller keeps between messages for
+    /// its room (emptied after each): a loop that sends through it allocates no list of frames.
+    public func send(reusing buffer: inout [Data], wait: Bool = true, _ write: (inout [Data]) -> Void) throws(ZMQError) {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        write(&buffer)
+        try send(frames: buffer, wait: wait)
+    }
+
     public func send(strings: [String], wait: Bool = true) throws(ZMQError) {
         try send(Message(strings: strings), wait: wait)
     }

@@ -1,3 +1,4 @@
+import Caches
 import Credentials
 import Foundation
 import JSON
