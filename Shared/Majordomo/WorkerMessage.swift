@@ -64,7 +64,7 @@ public enum WorkerMessage: Equatable, Sendable {
     private static func writeHeader(_ code: Code, client: Data? = nil, into frames: inout [Data]) {
         frames.append(Data())
         frames.append(MDP.worker)
-        frames.append(Data([code.rawValue]))  // one byte: held inline, no allocation
+        frames.append(Data(repeating: code.rawValue, count: 1))  // one byte: held inline, no allocation
         if let client {
             frames.append(client)
             frames.append(Data())
