@@ -29,7 +29,7 @@ public final class WALCheckpointer: Sendable {
     public init(path: String, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames) throws(SQLiteError) {
         let connection = try Database(path: path)
         try connection.execute("PRAGMA synchronous = FULL")
-        connection.setBusyWait(milliseconds: 0)
+        connection.setBusyWait(milliseconds: 0)   // the busy handler's shortest: 0.1 ms steps, 10 ms in all
         nonisolated(unsafe) let database = connection   // used by the thread below only, from here on
         let stopRequested = stopRequested, finished = finished
         let wait = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
@@ -44,14 +44,12 @@ public final class WALCheckpointer: Sendable {
     }
 
     /// One round: a passive checkpoint, then a full one when the WAL holds `restartFrames` frames or
-    /// more and the passive one copied all it found. Returns the passive checkpoint's count of frames, and the full one's when it ran.
-    @discardableResult
-    static func pass(_ database: Database, restartFrames: Int) -> (passive: Int?, full: Int?) {
-        guard let passive = database.checkpointPassively() else { return (nil, nil) }
-        // Not while a reader keeps frames from being copied: the full checkpoint would hold the
-        // writer off waiting for that reader.
-        guard passive.frames >= restartFrames, passive.copied == passive.frames else { return (passive.frames, nil) }
-        return (passive.frames, database.checkpointFully()?.frames)
+    /// more and the passive one copied all it found (a reader holding frames back would make the
+    /// full one hold the writer off while it waits for that reader).
+    private static func pass(_ database: Database, restartFrames: Int) {
+        guard let passive = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE),
+              passive.frames >= restartFrames, passive.copied == passive.frames else { return }
+        database.checkpoint(SQLITE_CHECKPOINT_FULL)
     }
 
     /// Stops the thread after the checkpoint in progress, if any; call once.
@@ -62,25 +60,20 @@ public final class WALCheckpointer: Sendable {
 }
 
 extension Database {
-    /// Copies what it can of the WAL into the database file without waiting on any lock (busy or
-    /// not, it simply returns). Returns the WAL's frames and how many of them are now copied.
+    /// Copies the WAL into the database file, as `mode` says:
+    /// - `SQLITE_CHECKPOINT_PASSIVE` copies what it can without waiting on any lock (busy or not,
+    ///   it simply returns);
+    /// - `SQLITE_CHECKPOINT_FULL` waits, through this connection's busy handler, until no other
+    ///   connection writes, then copies every frame and syncs the file while no other connection
+    ///   writes. The WAL itself is left as it is: its writer starts it over on its next write.
+    ///
+    /// Returns the WAL's frames and how many of them are now copied; nil when SQLite did not
+    /// finish (for a full checkpoint: the writer did not pause within the busy handler's wait).
     @discardableResult
-    public func checkpointPassively() -> (frames: Int, copied: Int)? {
+    func checkpoint(_ mode: Int32) -> (frames: Int, copied: Int)? {
         var frames: Int32 = 0
         var copied: Int32 = 0
-        guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied) == SQLITE_OK else { return nil }
-        return (Int(frames), Int(copied))
-    }
-
-    /// Waits, through this connection's busy handler, until no other connection writes, then copies
-    /// every frame of the WAL into the database file and syncs it; no other connection writes
-    /// meanwhile. The WAL itself is left as it is: its writer starts it over on its next write.
-    /// Nil when the writer did not pause within the busy handler's wait (the pass was then passive).
-    @discardableResult
-    public func checkpointFully() -> (frames: Int, copied: Int)? {
-        var frames: Int32 = 0
-        var copied: Int32 = 0
-        guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, &frames, &copied) == SQLITE_OK else { return nil }
+        guard sqlite3_wal_checkpoint_v2(handle, nil, mode, &frames, &copied) == SQLITE_OK else { return nil }
         return (Int(frames), Int(copied))
     }
 }

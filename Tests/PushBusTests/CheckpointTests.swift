@@ -27,7 +27,8 @@ struct CheckpointTests {
         #expect(try store.read { db in try db.value("SELECT COUNT(*) FROM blobs").int } == 300)
     }
 
-    /// A writer that never pauses for long: a passive pass always overlaps a commit, so it never
+    /// A writer that never pauses for long (tens of microseconds between commits, where a worker sends
+    /// its replies): a passive pass always overlaps a commit, so it never
     /// copies every frame and the writer never starts the WAL over; it grew to the writer's own
     /// threshold of 10,000 frames (40 MB). Past `restartFrames` a full checkpoint copies the rest
     /// between two commits, and the writer's next commit starts the WAL over.
@@ -36,7 +37,10 @@ struct CheckpointTests {
         let store = try Store(path: path, migrations: [Migration("blobs", "CREATE TABLE blobs (b BLOB NOT NULL)")], durable: false)
         let checkpointer = try WALCheckpointer(path: path, interval: .milliseconds(5), restartFrames: 256)
         let blob = Data(repeating: 7, count: 4000)
-        for _ in 0..<12_000 { try store.write { db in try db.run("INSERT INTO blobs (b) VALUES (?)", blob) } }
+        for _ in 0..<12_000 {
+            try store.write { db in try db.run("INSERT INTO blobs (b) VALUES (?)", blob) }
+            usleep(20)   // the moment a worker spends sending a batch's replies: far shorter than a pass
+        }
         checkpointer.stop()
         let frames = size(path + "-wal") / (4096 + 24)
         #expect(frames < 7000, "the WAL reached \(frames) frames, where the writer's own checkpoint would let it reach 10,000")
