@@ -39,6 +39,24 @@ struct ReplayTests {
                 #"{"command":"tags.add","payload":{"tags":["a"]},"reply":{"code":0},"service":"device","t":1.5}"#)
     }
 
+    @Test func aRecordingIsReadLineByLineInTimeOrder() throws {
+        let path = NSTemporaryDirectory() + "recording-\(UUID().uuidString.prefix(8)).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let late = RecordedCall(t: 9, command: "tags.get", payload: .object([:]))
+        let early = RecordedCall(t: 2, command: "tags.add", payload: .object([:]))
+        let same = RecordedCall(t: 9, command: "alias.get", payload: .object([:]))
+        // Blank and whitespace-only lines are skipped wherever they are; the last line has no newline.
+        var file = Data("\n".utf8) + late.line + Data("\n \t\r\n".utf8) + early.line + Data("\n\n".utf8) + same.line
+        try file.write(to: URL(fileURLWithPath: path))
+        #expect(try Recording.read(path) == [early, late, same], "by time, the file's order kept within one time")
+
+        file += Data("\n\n{\"t\":1}\n".utf8)
+        try file.write(to: URL(fileURLWithPath: path))
+        #expect { try Recording.read(path) } throws: { ($0 as? Recording.BadLine)?.line == 8 }
+        try Data().write(to: URL(fileURLWithPath: path))
+        #expect(try Recording.read(path).isEmpty)
+    }
+
     @Test func preparedCallsMapProducedIDsAndWaitForThem() {
         let register = RecordedCall(t: 0, command: "device.register", payload: .object(["app_key": "a".json]),
                                     reply: .object(["code": .number(0), "registration_id": "00aa00aa00aa00aa00aa".json]))
