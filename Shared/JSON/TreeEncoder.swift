@@ -39,6 +39,8 @@ final class TreeEncoder: Encoder {
         if T.self == Data.self { return .string(unsafeBitCast(value, to: Data.self).base64EncodedString()) }
         if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
         if T.self == JSONValue.self { return try unsafeBitCast(value, to: JSONValue.self).written(path) }
+        // Lists of names (tags, aliases, channels) are in most replies and events: no encoder of their own.
+        if T.self == [String].self { return .array(unsafeBitCast(value, to: [String].self).map(JSONValue.string)) }
         let encoder = TreeEncoder(path: path)
         try value.encode(to: encoder)
         return encoder.tree()

@@ -52,6 +52,11 @@ struct JSONTreeEncoderTests {
         try same([[Int]]())
         try same([[1, 2], [], [3]])
         try same(["x": [String: Int]()])
+        // Lists of strings take a path of their own.
+        try same(["t", "é", "", "a\"b/c"])
+        try same([[String]()])
+        try same([["a", "b"], []])
+        try same(["k": ["v"], "e": [String]()])
     }
 
     /// `text` writes a tree as `encode` does, without the Encoder: for parsed trees (numbers in any
