@@ -102,21 +102,32 @@ struct JSONWriter {
 
     private mutating func writeString(_ text: String) {
         bytes.append(0x22)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x22: bytes += [0x5C, 0x22]
-            case 0x5C: bytes += [0x5C, 0x5C]
-            case 0x08: bytes += [0x5C, 0x62]
-            case 0x0C: bytes += [0x5C, 0x66]
-            case 0x0A: bytes += [0x5C, 0x6E]
-            case 0x0D: bytes += [0x5C, 0x72]
-            case 0x09: bytes += [0x5C, 0x74]
-            case 0x00..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            // Runs of bytes that need no escape are copied whole: most keys and values are one run.
+            var run = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                writeEscape(byte)
+                run = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
         }
         bytes.append(0x22)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func writeEscape(_ byte: UInt8) {
+        switch byte {
+        case 0x22: bytes += [0x5C, 0x22]
+        case 0x5C: bytes += [0x5C, 0x5C]
+        case 0x08: bytes += [0x5C, 0x62]
+        case 0x0C: bytes += [0x5C, 0x66]
+        case 0x0A: bytes += [0x5C, 0x6E]
+        case 0x0D: bytes += [0x5C, 0x72]
+        case 0x09: bytes += [0x5C, 0x74]
+        default: bytes += [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]]
+        }
     }
 }

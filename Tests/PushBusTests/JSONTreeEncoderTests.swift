@@ -29,6 +29,9 @@ struct JSONTreeEncoderTests {
         try same([true, false])
         try same(["b": 1, "a": 2, "B": 3, "_": 4, "aa": 5, "a1": 6, "é": 7, "Z": 8, "10": 9, "9": 10])
         try same([String?.none, "x"])
+        // Every ASCII character, alone, in a run and at either end, escaped or copied as Foundation does.
+        let ascii = String(decoding: Array(UInt8(0)...UInt8(0x7F)), as: UTF8.self)
+        try same([ascii, String(ascii.reversed()), "\"", "\\", "\u{1F}x", "x\u{7F}", "é\"é", ""] + ascii.map { String($0) })
         try same("top-level string")
     }
 
