@@ -35,6 +35,23 @@ struct JSONTreeEncoderTests {
         try same("top-level string")
     }
 
+    /// Random strings of the characters a writer can get wrong, against Foundation's (the seed is
+    /// printed; `PUSHBUS_TEST_SEED` replays it).
+    @Test func randomStringsAreWrittenAsFoundationWritesThem() throws {
+        let pool: [Unicode.Scalar] = (0...0x7F).compactMap(Unicode.Scalar.init)
+            + ["é", "ß", "中", "😀", "\u{2028}", "\u{2029}", "\u{FEFF}", "\u{FFFD}", "\u{10FFFF}"]
+        var generator = TestRandom()
+        var strings: [String] = []
+        for _ in 0..<3_000 {
+            let length = Int.random(in: 0...24, using: &generator)
+            var text = String.UnicodeScalarView()
+            for _ in 0..<length { text.append(pool.randomElement(using: &generator)!) }
+            strings.append(String(text))
+        }
+        try same(strings, sourceLocation: #_sourceLocation)
+        try same(Dictionary(strings.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a }))
+    }
+
     @Test func schemaValues() throws {
         try same(Reply(DeviceInfo(device: Device(registrationID: "r1", appKey: "a", platform: "ios", apnsToken: "ab",
                                                   liveActivityStartTokens: ["Z": "1", "A": "2"], createdAt: "t", updatedAt: "u")), seq: 7))
