@@ -15,7 +15,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${BENCH_BIN:-$PWD/.build/release}
 base=${BENCH_BASE:-}
-count=${BENCH_COUNT:-1}
 commands=${1:-100000}
 devices=${2:-20000}
 rounds=${3:-1}
@@ -23,7 +22,12 @@ port=18855
 work=$(mktemp -d /var/tmp/bench-allocations.XXXXXX)
 trap 'pkill -INT -f "pushbus --base-port $port" 2>/dev/null || true; sleep 1; rm -rf "$work"' EXIT
 
-gcc -O2 -shared -fPIC -o "$work/libmalloccount.so" Tools/MallocCount/malloc_count.c
+# The counter every process preloads; none with BENCH_COUNT=0 (nor a compiler then).
+preload=""
+if [ "${BENCH_COUNT:-1}" != 0 ]; then
+    gcc -O2 -shared -fPIC -o "$work/libmalloccount.so" Tools/MallocCount/malloc_count.c
+    preload="$work/libmalloccount.so"
+fi
 "$bin/pushbus-replay" generate --devices "$devices" --commands "$commands" --seed 7 --mix tagging --rate 1000 --out "$work/load.jsonl" >/dev/null
 head -n $((devices + 1)) "$work/load.jsonl" >"$work/register.jsonl"
 tail -n +$((devices + 2)) "$work/load.jsonl" >"$work/mix.jsonl"
@@ -33,8 +37,6 @@ measure() {
     local build=$1 label=$2
     local counts="$work/counts-$label.txt"
     rm -rf "$work/data" "$counts"
-    local preload=""
-    [ "$count" = 0 ] || preload="$work/libmalloccount.so"
     MALLOC_COUNT_FILE="$counts" LD_PRELOAD="$preload" PUSHBUS_REGISTER_RATE=0 \
         "$build/pushbus" --base-port "$port" --data-dir "$work/data" --services registration,tagging --api 0 --log-level warning >"$work/stack.log" 2>&1 &
     for _ in $(seq 1 300); do grep -q "pushbus: ready" "$work/stack.log" && break; sleep 0.1; done
@@ -44,7 +46,7 @@ measure() {
     services=$(pgrep -f -- "--endpoint tcp://127.0.0.1:$port " | tr '\n' ' ')
     snapshot() {
         for pid in $services; do
-            [ "$count" = 0 ] || kill -USR2 "$pid"
+            [ -z "$preload" ] || kill -USR2 "$pid"
             echo "cpu $pid $(cut -d' ' -f14,15 /proc/$pid/stat | tr ' ' +) $(cat /proc/$pid/comm)" >>"$counts"
         done
         sleep 0.5
