@@ -21,7 +21,7 @@ struct Authenticator {
 
     init(secrets: Secrets, keyCacheBytes: Int = 32 << 20) {
         self.secrets = secrets
-        derived = DerivedKeyCache(byteLimit: keyCacheBytes)
+        derived = DerivedKeyCache(byteLimit: keyCacheBytes, reserved: true)
     }
 
     /// A request that passed: the body to forward (`[command, payload]`) and the proof that vouched

@@ -1,24 +1,56 @@
-import Caches
 import Credentials
 
 /// The proofs seen within the clock window, so the same signed request cannot be played twice.
-/// Entries older than the window are swept as the cache grows; a proof that old is refused by its
-/// timestamp anyway.
+///
+/// Proofs are kept in one set per `sliceSeconds` of their `ts` (a replay carries the same `ts`, so
+/// it lands in the same set). A slice whose every `ts` is past the window is dropped whole, which
+/// frees one buffer: nothing is ever copied or filtered entry by entry. The gateway holds every
+/// proof of the last five minutes, 2.8 million at 9,300 requests a second; a single dictionary
+/// swept by filtering, and rehashed as it doubled, stopped the gateway for tens of milliseconds
+/// each time it crossed 200,000, 400,000 and 800,000 entries (the stack benchmark's half-rate p99).
+/// The slice of the current second is made with room for as many proofs as the largest slice held,
+/// so in steady state no slice grows by rehashing either.
 struct ReplayCache {
     let window: Int64
+    static let sliceSeconds: Int64 = 10
+
     /// Each proof by the first 64 bits of its signature (an HMAC: uniform, and unforgeable without
-    /// the key), which costs 16 bytes an entry instead of a 64-character string's 100 or so; the
-    /// gateway holds every proof of the last five minutes.
-    private var seen = SweptDictionary<UInt64, Int64>()
+    /// the key), 8 bytes an entry instead of a 64-character string's 100 or so, under its slice.
+    private var slices: [Int64: Set<UInt64>] = [:]
+    private var sweptAt = Int64.min
 
     init(window: Int64) { self.window = window }
 
     /// Records `signature` (hex) made at `ts`; false when it was seen before.
     mutating func insert(_ signature: String, ts: Int64, now: Int64) -> Bool {
-        guard seen.updateValue(ts, forKey: Self.key(signature)) == nil else { return false }
-        seen.sweepIfLarge { now - $0 <= window }
-        return true
+        if now != sweptAt { dropExpired(now: now) }
+        let slice = Self.slice(of: ts)
+        if slices[slice] == nil {
+            // Clients' clocks are mostly right: room only for the slice of now, not for a stray ts.
+            let room = slice == Self.slice(of: now) ? slices.values.map(\.count).max() ?? 0 : 0
+            slices[slice] = Set(minimumCapacity: room)
+        }
+        return slices[slice]!.insert(Self.key(signature)).inserted
     }
 
+    /// Proofs kept now, in every slice.
+    var count: Int { slices.values.reduce(0) { $0 + $1.count } }
+
+    /// Slices held now.
+    var sliceCount: Int { slices.count }
+
     static func key(_ signature: String) -> UInt64 { Proof.fingerprint(signature) }
+
+    /// The slice of `ts`, rounded down (so negative times too fall in whole slices).
+    static func slice(of ts: Int64) -> Int64 {
+        ts >= 0 ? ts / sliceSeconds : (ts - sliceSeconds + 1) / sliceSeconds
+    }
+
+    /// Drops the slices whose last second is older than the window: their proofs are refused by
+    /// their `ts` before they reach this cache. Once a second at most.
+    private mutating func dropExpired(now: Int64) {
+        sweptAt = now
+        let oldestLive = Self.slice(of: now - window)
+        if slices.keys.contains(where: { $0 < oldestLive }) { slices = slices.filter { $0.key >= oldestLive } }
+    }
 }

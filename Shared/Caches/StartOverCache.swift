@@ -9,8 +9,14 @@ public struct StartOverCache<Key: Hashable, Value> {
     @usableFromInline var entries: [Key: Value] = [:]
     @usableFromInline var cost = 0
 
+    /// `reserving` entries' room is made at once, for a cache meant to fill: a Swift dictionary
+    /// grows by doubling and rehashing every entry, which at 200,000 derived keys held the gateway
+    /// up for 70 ms. Starting over keeps the room.
     @inlinable
-    public init(limit: Int) { self.limit = limit }
+    public init(limit: Int, reserving capacity: Int = 0) {
+        self.limit = limit
+        entries.reserveCapacity(capacity)
+    }
 
     @inlinable
     public subscript(key: Key) -> Value? { entries[key] }
@@ -21,6 +27,10 @@ public struct StartOverCache<Key: Hashable, Value> {
 
     @inlinable
     public var count: Int { entries.count }
+
+    /// Entries it holds room for before its table must grow.
+    @inlinable
+    public var capacity: Int { entries.capacity }
 
     /// Keeps `value` under `key` at `cost` (1 by default: a count); starts over first when it would
     /// not fit. An entry costing more than a sixteenth of the limit is not worth keeping.
@@ -42,7 +52,7 @@ public struct StartOverCache<Key: Hashable, Value> {
 
     @inlinable
     public mutating func removeAll() {
-        entries.removeAll()
+        entries.removeAll(keepingCapacity: true)
         cost = 0
     }
 }

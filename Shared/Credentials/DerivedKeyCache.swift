@@ -12,7 +12,17 @@ public struct DerivedKeyCache {
     /// 32 MiB by default: about 200,000 devices' keys (the gateway's `--key-cache-mb`). At 4 MiB a
     /// replay over 200,000 devices started over every 27,000 and derived nearly every key again
     /// (13 % of the gateway).
-    public init(byteLimit: Int = 32 << 20) { keys = StartOverCache(limit: byteLimit) }
+    ///
+    /// `reserved`: room is made at once for as many device keys as `byteLimit` holds (about 160
+    /// bytes each), so filling the cache never stops to grow its table; for a process that will
+    /// fill it (the gateway, a load test's client).
+    public init(byteLimit: Int = 32 << 20, reserved: Bool = false) {
+        keys = StartOverCache(limit: byteLimit, reserving: reserved ? byteLimit / Self.typicalDeviceEntry : 0)
+    }
+
+    /// What a device's entry costs, as counted: a 27-character name, its 64-character key, and the
+    /// `entryOverhead`.
+    static let typicalDeviceEntry = 160
 
     public var byteLimit: Int { keys.limit }
 

@@ -3,20 +3,31 @@ import Testing
 
 @Suite("caches")
 struct CachesTests {
-    @Test func aSweptDictionaryDropsStaleEntriesOnlyPastItsThreshold() {
-        var map = SweptDictionary<Int, Int>(floor: 4)
-        for key in 0..<4 { map[key] = key }
-        map.sweepIfLarge { $0 >= 2 }
-        #expect(map.count == 4, "at the threshold nothing is swept")
-        map[4] = 4
-        map.sweepIfLarge { $0 >= 2 }
-        #expect(map.entries.keys.sorted() == [2, 3, 4], "past it, only live entries stay")
-        for key in 5..<8 { map[key] = key }
-        map.sweepIfLarge { _ in false }
-        #expect(map.count == 6, "the next threshold is twice what stayed (6), not the floor")
-        map[8] = 8
-        map.sweepIfLarge { $0 >= 7 }
-        #expect(map.entries.keys.sorted() == [7, 8])
+    @Test func aRotatingDictionaryKeepsAnEntryAPeriodAfterItsLastUseAndNotTwoPeriods() {
+        var map = RotatingDictionary<Int, Int>(period: 10)
+        func add(_ key: Int, _ now: Int64) { map.update(key, now: now, make: { 0 }) { $0 += 1 } }
+        add(1, 0)
+        add(2, 5)
+        add(3, 9)
+        #expect(map.count == 3)
+        add(2, 10)                        // the first rotation: 1 and 3 now in the older generation
+        #expect(map[1] == 1 && map[2] == 2 && map[3] == 1)
+        add(4, 19)
+        #expect(map.count == 4, "nothing is dropped within a period of the last rotation")
+        add(4, 20)                        // the second: 1 and 3, unused since 10, are gone
+        #expect(map[1] == nil && map[3] == nil && map[2] == 2 && map[4] == 2)
+        add(5, 45)                        // more than two periods since: everything before is gone
+        #expect(map.count == 1 && map[5] == 1)
+    }
+
+    @Test func aClockSetBackNeverMakesARotationComeEarly() {
+        var map = RotatingDictionary<Int, Int>(period: 10)
+        func add(_ key: Int, _ now: Int64) { map.update(key, now: now, make: { 0 }) { $0 += 1 } }
+        add(1, 100)
+        add(2, 50)      // set back: the period starts again from 50
+        add(3, 59)
+        add(3, 60)      // one rotation
+        #expect(map[1] == 1 && map[2] == 1 && map[3] == 2)
     }
 
     @Test func aStartOverCacheEmptiesBeforeGoingPastItsLimit() {
@@ -30,5 +41,15 @@ struct CachesTests {
         var made = 0
         for _ in 0..<3 { _ = cache.value("x") { made += 1; return 7 } }
         #expect(made == 1 && cache["x"] == 7)
+    }
+
+    @Test func aStartOverCacheKeepsTheRoomItWasGiven() {
+        var cache = StartOverCache<Int, Int>(limit: 10_000, reserving: 10_000)
+        let reserved = cache.capacity
+        for n in 0..<10_000 { cache.insert(n, forKey: n) }
+        let filled = cache.capacity
+        cache.insert(0, forKey: -1)
+        #expect(reserved >= 10_000 && filled == reserved, "filling it to its limit never grew the table")
+        #expect(cache.count == 1 && cache.capacity == reserved, "starting over kept the room")
     }
 }

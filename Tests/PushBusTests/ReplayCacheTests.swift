@@ -17,15 +17,36 @@ struct ReplayCacheTests {
         #expect(ReplayCache.key("not hex at all") == ReplayCache.key("not hex at all"))
     }
 
-    @Test func oldProofsAreSweptAsTheCacheGrows() {
+    @Test func aProofIsRefusedAgainForAsLongAsItsTimestampIsInTheWindow() {
+        var cache = ReplayCache(window: 300)
+        var refusals: [Bool] = [!cache.insert(proof(1), ts: 1000, now: 1000)]
+        // Every second up to the window's end, with other traffic in between.
+        for now in stride(from: Int64(1001), through: 1300, by: 1) {
+            refusals.append(!cache.insert(proof(UInt64(now) << 20), ts: now, now: now))
+            refusals.append(!cache.insert(proof(1), ts: 1000, now: now))
+        }
+        #expect(refusals == [false] + Array(repeating: [false, true], count: 300).joined())
+    }
+
+    @Test func slicesPastTheWindowAreDroppedWhole() {
         var cache = ReplayCache(window: 300)
         var accepted = 0
-        for n in 0..<100_000 where cache.insert(proof(UInt64(n)), ts: 0, now: 0) { accepted += 1 }
-        #expect(accepted == 100_000)
-        let refused = !cache.insert(proof(5), ts: 0, now: 0)
-        // The 100,001st entry sweeps the proofs more than 300 s old (their ts is refused anyway).
-        let fresh = cache.insert(proof(200_000), ts: 1000, now: 1000)
-        let sweptThenAccepted = cache.insert(proof(5), ts: 1000, now: 1000)
-        #expect(refused && fresh && sweptThenAccepted)
+        for n in 0..<50_000 where cache.insert(proof(UInt64(n)), ts: 1000, now: 1000) { accepted += 1 }
+        if cache.insert(proof(60_000), ts: 1005, now: 1005) { accepted += 1 }
+        let held = cache.count
+        // At 1310 every ts of the slice 1000–1009 is more than 300 s old: the gateway refuses those
+        // by their ts, so the cache forgets them all at once.
+        let later = cache.insert(proof(70_000), ts: 1310, now: 1310)
+        #expect(accepted == 50_001 && held == 50_001)
+        #expect(later && cache.count == 1 && cache.sliceCount == 1)
+    }
+
+    @Test func aSkewedClockGetsASliceOfItsOwn() {
+        var cache = ReplayCache(window: 300)
+        let first = [cache.insert(proof(3), ts: -5, now: 290), cache.insert(proof(1), ts: 1250, now: 1000),
+                     cache.insert(proof(2), ts: 1000, now: 1000)]
+        let again = [cache.insert(proof(1), ts: 1250, now: 1200), cache.insert(proof(2), ts: 1000, now: 1299)]
+        #expect(first == [true, true, true] && again == [false, false])
+        #expect(ReplayCache.slice(of: -5) == -1 && ReplayCache.slice(of: -10) == -1 && ReplayCache.slice(of: -11) == -2)
     }
 }
