@@ -21,7 +21,7 @@ struct Authenticator {
 
     init(secrets: Secrets, keyCacheBytes: Int = 32 << 20) {
         self.secrets = secrets
-        derived = DerivedKeyCache(byteLimit: keyCacheBytes, reserved: true)
+        derived = DerivedKeyCache(byteLimit: keyCacheBytes)
     }
 
     /// A request that passed: the body to forward (`[command, payload]`) and the proof that vouched
@@ -57,19 +57,19 @@ struct Authenticator {
         guard abs(now - ts) <= Self.window else { return .failure(refusal("proof is more than \(Self.window) s from the gateway's clock")) }
 
         let key: String
-        var newlyDerived: String?
+        var newlyDerived: KeyName?
         switch proof.principal {
         case .admin:
             key = secrets.admin
         case .service(let name):
-            let cacheName = "service:" + name
+            let cacheName = KeyName.service(name)
             if let cached = derived.key(cacheName) { key = cached } else {
                 key = secrets.serviceSecret(name)
                 newlyDerived = cacheName
             }
         case .app(let appKey):
             guard claims.appKey == appKey else { return .failure(refusal("the payload names another \(SigningPolicy.appField)")) }
-            let name = "app:" + appKey
+            let name = KeyName.app(appKey)
             if let cached = derived.key(name) { key = cached } else {
                 key = secrets.masterSecret(appKey: appKey)
                 newlyDerived = Self.isWorthKeeping(appKey: appKey) ? name : nil
@@ -78,7 +78,7 @@ struct Authenticator {
             guard claims.registrationID == id, let appKey = claims.appKey else {
                 return .failure(refusal("the payload names another \(SigningPolicy.deviceField)"))
             }
-            let name = appKey + "/" + id
+            let name = KeyName.device(appKey: appKey, registrationID: id)
             if let cached = derived.key(name) { key = cached } else {
                 key = secrets.deviceSecret(appKey: appKey, registrationID: id)
                 newlyDerived = Self.isWorthKeeping(appKey: appKey, registrationID: id) ? name : nil

@@ -43,41 +43,51 @@ public final class Signer {
     /// goes unsigned or no key is known (the gateway then answers 1008).
     public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
         let known = Command(rawValue: command)
-        guard let fields = PayloadFields(payload),
-              !SigningPolicy.rule(for: known).goesUnsigned(namingDevice: fields.contains(SigningPolicy.deviceField)) else {
+        guard let fields = SigningFields(payload),
+              !SigningPolicy.rule(for: known).goesUnsigned(namingDevice: fields.namesDevice) else {
             return [Data(command.utf8), payload]
         }
-        let registrationID = fields.string(SigningPolicy.deviceField)
-        let signers = SigningPolicy.clientSigners(for: known, namingDevice: registrationID != nil)
-        guard let (principal, key) = signature(signers, appKey: fields.string(SigningPolicy.appField), registrationID: registrationID) else {
+        let signers = SigningPolicy.clientSigners(for: known, namingDevice: fields.registrationID != nil)
+        guard let (principal, key) = signature(signers, appKey: fields.appKey, registrationID: fields.registrationID) else {
             return [Data(command.utf8), payload]
         }
         let ts = Int64(now.timeIntervalSince1970.rounded(.down))
-        // Two equal requests in one second must not look like a replay of each other.
-        let nonce = RandomKey.hex(bytes: 8)
-        let signed = Self.stamp(payload, fields, ts: ts, nonce: nonce)
+        let signed = Self.stamp(payload, fields, ts: ts, nonce: nonces.next())
         return [Data(command.utf8), signed, Proof(principal: principal, key: key, command: command, payload: signed).frame]
     }
+
+    /// Two equal requests in one second must not look like a replay of each other: each gets a nonce
+    /// of its own (`NonceCounter`).
+    private var nonces = NonceCounter()
 
     /// `payload` with `ts` and `nonce` set. When it has neither, they are written in front of its
     /// members and its bytes are kept as they are (a replay signs every request, and this is most of
     /// the client's work); otherwise the payload is rewritten with them replaced.
-    static func stamp(_ payload: Data, _ fields: PayloadFields, ts: Int64, nonce: String) -> Data {
-        guard !fields.contains("ts"), !fields.contains("nonce"),
-              let brace = payload.firstIndex(of: UInt8(ascii: "{")) else {
+    static func stamp(_ payload: Data, _ fields: SigningFields, ts: Int64, nonce: UInt64) -> Data {
+        guard !fields.isStamped, let brace = payload.firstIndex(of: UInt8(ascii: "{")) else {
             guard case .object(var all)? = try? JSONTreeDecoder().decode(JSONValue.self, from: payload) else { return payload }
             all["ts"] = .number(Double(ts))
-            all["nonce"] = .string(nonce)
+            all["nonce"] = .string(NonceCounter.hex(nonce))
             return WireCodec.encode(JSONValue.object(all))
         }
-        var stamped = Data(#"{"nonce":""#.utf8)
-        stamped.reserveCapacity(payload.count + 48)
-        stamped.append(contentsOf: nonce.utf8)
-        stamped.append(contentsOf: #"","ts":"#.utf8)
-        stamped.append(contentsOf: String(ts).utf8)
-        if !fields.isEmpty { stamped.append(UInt8(ascii: ",")) }
-        stamped.append(payload[payload.index(after: brace)...])
-        return stamped
+        // `{"nonce":"<16 hex digits>","ts":<at most 20 characters>,`: 60 bytes at most, on the stack.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { head in
+            var count = 0
+            func put(_ text: StaticString) {
+                (head.baseAddress! + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+                count += text.utf8CodeUnitCount
+            }
+            put(#"{"nonce":""#)
+            NonceCounter.writeHex(nonce, into: UnsafeMutableBufferPointer(rebasing: head[count..<(count + 16)]))
+            count += 16
+            put(#"","ts":"#)
+            count += ts.writeDecimal(into: UnsafeMutableBufferPointer(rebasing: head[count...]))
+            if !fields.isEmpty { put(",") }
+            var stamped = Data(capacity: count + payload.count)
+            stamped.append(head.baseAddress!, count: count)
+            stamped.append(payload[payload.index(after: brace)...])
+            return stamped
+        }
     }
 
     /// Keeps the secrets a reply hands out (only `app.create` and `device.register` hand any out).
@@ -108,12 +118,12 @@ public final class Signer {
             return service.map { (.service(name: $0.name), $0.key) }
         case .app:
             guard let appKey, let key = masterSecrets[appKey] ?? secrets.map({ secrets in
-                derived.key("app:" + appKey) { secrets.masterSecret(appKey: appKey) }
+                derived.key(.app(appKey)) { secrets.masterSecret(appKey: appKey) }
             }) else { return nil }
             return (.app(appKey: appKey), key)
         case .device:
             guard let id = registrationID, let appKey, let key = deviceSecrets[id] ?? secrets.flatMap({ secrets in
-                derivesDeviceKeys ? derived.key(appKey + "/" + id) { secrets.deviceSecret(appKey: appKey, registrationID: id) } : nil
+                derivesDeviceKeys ? derived.key(.device(appKey: appKey, registrationID: id)) { secrets.deviceSecret(appKey: appKey, registrationID: id) } : nil
             }) else { return nil }
             return (.device(registrationID: id), key)
         }

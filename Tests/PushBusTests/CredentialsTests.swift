@@ -5,21 +5,30 @@ import Testing
 @Suite("credentials")
 struct CredentialsTests {
     @Test func aDerivedKeyIsDerivedOnceAndTheCacheStaysBounded() {
-        // Each entry below costs about 70 bytes (name, key, 64 of overhead): twenty fit in 1400.
+        // Each entry below costs 70 bytes (a 6-character key, 64 of overhead): twenty fit in 1400.
         var cache = DerivedKeyCache(byteLimit: 1400)
         var derivations = 0
-        func key(_ name: String) -> String { cache.key(name) { derivations += 1; return "key-" + name } }
+        func key(_ id: String) -> String {
+            cache.key(.device(appKey: "ak", registrationID: id)) { derivations += 1; return "key-" + id.suffix(2) }
+        }
         #expect(key("a") == "key-a" && key("a") == "key-a")
         #expect(derivations == 1, "the second request finds it")
         for n in 10..<30 { _ = key(String(n)) }
         #expect(derivations == 21)
         #expect(key("a") == "key-a" && derivations == 22, "past the limit it started over, and derives again")
         var verified = DerivedKeyCache(byteLimit: 1400)
-        #expect(verified.key("x") == nil, "nothing is remembered until told")
-        verified.remember("key-x", as: "x")
-        #expect(verified.key("x") == "key-x")
-        verified.remember("k", as: String(repeating: "n", count: 40))
-        #expect(verified.key(String(repeating: "n", count: 40)) == nil, "an entry over a sixteenth of the limit is not kept")
+        #expect(verified.key(.app("x")) == nil, "nothing is remembered until told")
+        verified.remember("key-x", as: .app("x"))
+        #expect(verified.key(.app("x")) == "key-x")
+        verified.remember(String(repeating: "k", count: 40), as: .app("y"))
+        #expect(verified.key(.app("y")) == nil, "an entry over a sixteenth of the limit is not kept")
+    }
+
+    @Test func keyNamesTellAppsDevicesAndServicesApart() {
+        let names: [KeyName] = [.app("a/b"), .device(appKey: "a", registrationID: "b"), .device(appKey: "a/", registrationID: ""),
+                                .device(appKey: "", registrationID: "a/b"), .service("a/b"), .app("a"), .service("a")]
+        #expect(Set(names).count == names.count)
+        #expect(KeyName.device(appKey: "a", registrationID: "b") == .device(appKey: "a", registrationID: "b"))
     }
 
     @Test func aSecretFileThatHoldsNoSecretIsNamedInTheError() throws {

@@ -1,4 +1,4 @@
-import Client
+@testable import Client
 import Credentials
 import Foundation
 import JSON
@@ -69,5 +69,38 @@ struct SignerTests {
         #expect(fields["registration_id"] == .string("r1") && fields["ts"] != nil)
         let operatorSigned = Signer(secrets: secrets).sign(command: "device.register", payload: again)
         _ = try verified(operatorSigned, key: secrets.deviceSecret(appKey: "ak", registrationID: "r1"), principal: .device(registrationID: "r1"))
+    }
+
+    @Test func theScannerReadsWhatTheParserReads() {
+        let payloads = [
+            #"{"app_key":"ak","registration_id":"r1","tags":["a"]}"#, #"{}"#, #" { } "#,
+            #"{"registration_id":5,"app_key":"ak"}"#, #"{"registration_id":null}"#, #"{"app_key":["x"]}"#,
+            #"{"registration_id":"r1","registration_id":"r2","app_key":"a1","app_key":"a2"}"#,
+            #"{"ts":1,"x":{"nonce":2}}"#, #"{"nonce":"n"}"#, #"{"deep":{"registration_id":"r"},"ts":null}"#,
+        ]
+        for text in payloads {
+            let payload = Data(text.utf8)
+            let scanned = SigningFields.scan(payload), parsed = SigningFields.parse(payload)
+            #expect(scanned != nil && scanned == parsed, "\(text)")
+        }
+        // Outside the scanner's subset: the parser reads them, and the signer with it.
+        for text in [#"{"app_\u006bey":"ak","registration_id":"r1"}"#, #"{"registration_id":"r\u0031"}"#, #"{"a":1e3}"#] {
+            let payload = Data(text.utf8)
+            #expect(SigningFields.scan(payload) == nil && SigningFields(payload) == SigningFields.parse(payload), "\(text)")
+        }
+        #expect(SigningFields.parse(Data(#"{"app_\u006bey":"ak"}"#.utf8))?.appKey == "ak")
+        #expect(SigningFields(Data("[1]".utf8)) == nil && SigningFields(Data("{".utf8)) == nil)
+    }
+
+    @Test func nonceAndTsAreWrittenInPlace() {
+        var buffer = [UInt8](repeating: 0, count: 20)
+        let lengths = [Int64.min, -1, 0, 7, 1_800_000_000, Int64.max].map { value in
+            buffer.withUnsafeMutableBufferPointer { value.writeDecimal(into: $0) }
+        }
+        #expect(lengths == [20, 2, 1, 1, 10, 19])
+        #expect(NonceCounter.hex(0x0123_4567_89ab_cdef) == "0123456789abcdef" && NonceCounter.hex(0) == "0000000000000000")
+        var counter = NonceCounter()
+        let first = counter.next(), second = counter.next()
+        #expect(second == first &+ 1)
     }
 }
