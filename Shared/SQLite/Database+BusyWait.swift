@@ -17,6 +17,9 @@ extension Database {
         }, UnsafeMutableRawPointer(bitPattern: maxTries))
     }
 
+    /// No waiting: a statement that finds a lock held fails with SQLITE_BUSY at once.
+    public func neverWaitWhenBusy() { sqlite3_busy_handler(handle, nil, nil) }
+
     /// Tries 0.1 ms apart before the waits grow to 1 ms: the first 10 ms.
     fileprivate static let fineTries = 100
 }
