@@ -65,7 +65,7 @@ public struct GatewayOptions: Options {
              help: "Unsigned registrations one address may send at once before --register-rate applies: every phone behind a large "
                  + "carrier NAT registering at the same moment (an app launch after a push, a reconnect after an outage)."),
         .int("key-cache-mb", \.keyCacheMegabytes, in: 1...4096,
-             help: "Memory for derived device and app keys (32 MiB holds about 200,000 devices)."),
+             help: "Memory for derived device and app keys (32 MiB holds about 250,000 devices; past it the cache starts over)."),
         .optional("record", \.recordPath, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),
         .parentPID(\.parentPID),
     ]
