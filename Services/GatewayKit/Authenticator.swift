@@ -54,7 +54,7 @@ struct Authenticator {
             return .failure(.invalid("the third frame must be a proof: v1 <principal> <hex HMAC-SHA256>"))
         }
         guard let ts = claims.ts else { return .failure(refusal("a signed payload carries ts (Unix seconds)")) }
-        guard abs(now - ts) <= Self.window else { return .failure(refusal("proof is more than \(Self.window) s from the gateway's clock")) }
+        guard ts.isWithin(Self.window, of: now) else { return .failure(refusal("proof is more than \(Self.window) s from the gateway's clock")) }
 
         let key: String
         var newlyDerived: KeyName?

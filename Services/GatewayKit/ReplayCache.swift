@@ -8,8 +8,10 @@ import Credentials
 /// proof of the last five minutes, 2.8 million at 9,300 requests a second; a single dictionary
 /// swept by filtering, and rehashed as it doubled, stopped the gateway for tens of milliseconds
 /// each time it crossed 200,000, 400,000 and 800,000 entries (the stack benchmark's half-rate p99).
-/// The slice of the current second is made with room for as many proofs as the largest slice held,
-/// so in steady state no slice grows by rehashing either.
+/// The slice of the current second is made with room for as many proofs as the slice before it
+/// held, so in steady state no slice grows by rehashing either. (Not the largest slice held: one
+/// crowded slice, say every proof of one device stamped with a ts 300 s ahead, would have made
+/// every slice for the next ten minutes reserve its size.)
 struct ReplayCache {
     let window: Int64
     static let sliceSeconds: Int64 = 10
@@ -27,7 +29,7 @@ struct ReplayCache {
         let slice = Self.slice(of: ts)
         if slices[slice] == nil {
             // Clients' clocks are mostly right: room only for the slice of now, not for a stray ts.
-            let room = slice == Self.slice(of: now) ? slices.values.map(\.count).max() ?? 0 : 0
+            let room = slice == Self.slice(of: now) ? slices[slice - 1]?.count ?? 0 : 0
             slices[slice] = Set(minimumCapacity: room)
         }
         return slices[slice]!.insert(Self.key(signature)).inserted
@@ -38,6 +40,9 @@ struct ReplayCache {
 
     /// Slices held now.
     var sliceCount: Int { slices.count }
+
+    /// Proofs the slices have room for without growing.
+    var capacity: Int { slices.values.reduce(0) { $0 + $1.capacity } }
 
     static func key(_ signature: String) -> UInt64 { Proof.fingerprint(signature) }
 

@@ -31,7 +31,7 @@ public struct WorkerCredential: Equatable, Sendable {
         guard let ts else {
             return .failure(Refusal("the stamp is not \"<ts> <nonce>\""))
         }
-        guard abs(now - ts) <= window else { return .failure(Refusal("the stamp is more than \(window) s from the gateway's clock")) }
+        guard ts.isWithin(window, of: now) else { return .failure(Refusal("the stamp is more than \(window) s from the gateway's clock")) }
         let expected = Proof.signature(key: secrets.serviceSecret(service), command: Self.command(service, credit), payload: stamp)
         guard HMAC.equal(expected, proof.signature) else { return .failure(Refusal("the proof does not verify")) }
         return .success(proof)

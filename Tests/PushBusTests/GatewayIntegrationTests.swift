@@ -96,6 +96,22 @@ struct GatewayIntegrationTests {
         #expect(stack.gateway?.isRunning == true, "seed \(random.seed)")
     }
 
+    /// A ts at the edge of Int64 made the gateway's clock check overflow and trap, before any proof
+    /// was looked at: one unsigned message from anybody stopped it.
+    @Test func aTsFarOutOfRangeIsRefusedAndTheGatewayKeepsServing() throws {
+        let stack = try TestStack().start()
+        let raw = try stack.dealer()
+        for ts in ["-9223372036854775808", "9223372036854775807"] {
+            let payload = #"{"app_key":"ak","registration_id":"r","ts":"# + ts + #","nonce":"n"}"#
+            let proof = "v1 device:r " + String(repeating: "0", count: 64)
+            try raw.send(Message([Data(), MDP.client, Data("device".utf8), Data("tags.get".utf8), Data(payload.utf8), Data(proof.utf8)]))
+            let reply = try #require(try receive(raw, within: 3000), "ts \(ts): answered")
+            #expect(try JSONDecoder().decode(JSONValue.self, from: reply.frames[3]).code == 1008, "ts \(ts)")
+        }
+        #expect(try stack.client().register().count == 20)
+        #expect(stack.gateway?.isRunning == true)
+    }
+
     @Test func noWorkerMeansCode6002AtTheDeadline() throws {
         let stack = try TestStack(gatewayArguments: ["--request-timeout-ms", "500"])
         try stack.startGateway()

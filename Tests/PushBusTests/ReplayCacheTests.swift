@@ -49,4 +49,24 @@ struct ReplayCacheTests {
         #expect(first == [true, true, true] && again == [false, false])
         #expect(ReplayCache.slice(of: -5) == -1 && ReplayCache.slice(of: -10) == -1 && ReplayCache.slice(of: -11) == -2)
     }
+
+    /// One device's proofs all stamped ts = now + 300 fill one slice that lives for ten minutes;
+    /// the slices of now made meanwhile must not each reserve its size.
+    @Test func oneCrowdedSliceDoesNotMakeLaterSlicesReserveItsSize() {
+        var cache = ReplayCache(window: 300)
+        let crowd = 100_000
+        for n in 0..<crowd { _ = cache.insert(proof(UInt64(n) + 1), ts: 1300, now: 1000) }
+        for (i, now) in stride(from: Int64(1000), to: 1300, by: 10).enumerated() {
+            _ = cache.insert(proof(UInt64(10_000_000 + i)), ts: now, now: now)
+        }
+        #expect(cache.count == crowd + 30)
+        #expect(cache.capacity <= 4 * cache.count, "\(cache.capacity) slots reserved for \(cache.count) proofs")
+    }
+
+    @Test func theSliceOfNowHasRoomForAsManyAsTheSliceBefore() {
+        var cache = ReplayCache(window: 300)
+        for n in 0..<20_000 { _ = cache.insert(proof(UInt64(n)), ts: 1005, now: 1005) }
+        _ = cache.insert(proof(1 << 40), ts: 1010, now: 1010)
+        #expect(cache.capacity >= 2 * 20_000, "the new slice starts with room for 20,000: \(cache.capacity)")
+    }
 }
