@@ -26,13 +26,13 @@ struct ReplayCache {
     /// Records `signature` (hex) made at `ts`; false when it was seen before.
     mutating func insert(_ signature: String, ts: Int64, now: Int64) -> Bool {
         if now != sweptAt { dropExpired(now: now) }
-        let slice = Self.slice(of: ts)
-        if slices[slice] == nil {
-            // Clients' clocks are mostly right: room only for the slice of now, not for a stray ts.
-            let room = slice == Self.slice(of: now) ? slices[slice - 1]?.count ?? 0 : 0
-            slices[slice] = Set(minimumCapacity: room)
-        }
-        return slices[slice]!.insert(Self.key(signature)).inserted
+        let slice = Self.slice(of: ts), key = Self.key(signature)
+        if let index = slices.index(forKey: slice) { return slices.values[index].insert(key).inserted }
+        // Clients' clocks are mostly right: room only for the slice of now, not for a stray ts.
+        var fresh = Set<UInt64>(minimumCapacity: slice == Self.slice(of: now) ? slices[slice - 1]?.count ?? 0 : 0)
+        fresh.insert(key)
+        slices[slice] = fresh
+        return true
     }
 
     /// Proofs kept now, in every slice.

@@ -16,7 +16,7 @@ struct TokenBuckets<Key: Hashable> {
         // A bucket is full again this long after its last use. (A rate of 0 is made but never asked:
         // its owners take 0 for no limit.)
         let refillMilliseconds = perSecond > 0 ? (Double(burst) / Double(perSecond) * 1000).rounded(.up) : 1000
-        buckets = RotatingDictionary(period: max(1, Int64(min(refillMilliseconds, 1e12))))
+        buckets = RotatingDictionary(period: max(1, Int64(refillMilliseconds)))
     }
 
     /// Takes a token for `key` at monotonic millisecond `now`; false when none is left.

@@ -28,8 +28,10 @@ public struct RotatingDictionary<Key: Hashable, Value> {
     @inlinable
     public mutating func update<Result>(_ key: Key, now: Int64, make: () -> Value, _ body: (inout Value) -> Result) -> Result {
         rotateIfDue(now: now)
-        if newer[key] == nil { newer[key] = older.removeValue(forKey: key) ?? make() }
-        return body(&newer[key]!)
+        if let index = newer.index(forKey: key) { return body(&newer.values[index]) }
+        var value = older.removeValue(forKey: key) ?? make()
+        defer { newer[key] = value }
+        return body(&value)
     }
 
     /// The entry under `key`, if any, without moving it.

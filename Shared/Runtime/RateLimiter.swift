@@ -37,10 +37,10 @@ public struct RateLimiter: Sendable {
     private static func milliseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded(.up)) }
 }
 
-/// A key's last calls allowed, newest last, in a ring of `RateLimiter.maximumLimit` times.
+/// A key's last calls allowed, in a ring of `limit` of its `RateLimiter.maximumLimit` places; a
+/// place never used holds -infinity, which no window reaches.
 struct RecentCalls: Sendable {
-    private var times = InlineArray<16, Double>(repeating: 0)
-    private var count = 0
+    private var times = InlineArray<16, Double>(repeating: -.infinity)
     private var next = 0
 
     /// Records a call at `now` when fewer than `limit` of the calls kept fall within `window`
@@ -48,11 +48,10 @@ struct RecentCalls: Sendable {
     /// `limit`: keeping the last `limit` keeps every one that counts.
     mutating func admit(at now: Double, limit: Int, window: Double) -> Bool {
         var recent = 0
-        for index in 0..<count where now - times[index] < window { recent += 1 }
+        for index in 0..<limit where now - times[index] < window { recent += 1 }
         guard recent < limit else { return false }
         times[next] = now
         next = (next + 1) % limit
-        count = min(count + 1, limit)
         return true
     }
 }
