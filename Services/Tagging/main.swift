@@ -3,7 +3,11 @@ import TaggingKit
 import Worker
 
 ServiceMain.run(.tagging, summary: "PushBus tagging service: tags, aliases, channel subscriptions and audience queries.",
-                settings: TaggingSettings.self) { settings, options, _ in
-    try TaggingHandler(path: try options.databasePath("tagging"), publisher: options.shard.serviceName("tagging"),
-                       aliasMaxDevices: settings.aliasMaxDevices, shard: options.shard)
+                settings: TaggingSettings.self) { settings, options, logger in
+    let handler = try TaggingHandler(path: try options.databasePath("tagging"), publisher: options.shard.serviceName("tagging"),
+                                     aliasMaxDevices: settings.aliasMaxDevices, shard: options.shard)
+    if let seconds = handler.audienceIndexBuildSeconds, !handler.storage.store.isNew {
+        logger.info("audience index built again from the devices' tags", ["seconds": seconds])
+    }
+    return handler
 }

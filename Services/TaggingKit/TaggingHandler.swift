@@ -16,6 +16,8 @@ public final class TaggingHandler: RequestHandler {
     public let aliasMaxDevices: Int
     let devices = DeviceIndex()
     let tags: TagStore
+    /// Which devices carry each tag, in a file of its own beside the database.
+    let audienceIndex: AudienceIndex
     let channels = ChannelStore()
     /// More than 10 tag/alias sets in 10 s from one device is 6011.
     var setLimiter = RateLimiter(limit: 10, window: 10)
@@ -33,6 +35,7 @@ public final class TaggingHandler: RequestHandler {
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         self.shard = shard
         storage = try ServiceStorage(path: path, migrations: TaggingSchema.migrations, publisher: publisher)
+        audienceIndex = try AudienceIndex(store: storage.store)
         tags = TagStore(store: storage.store)
         self.aliasMaxDevices = aliasMaxDevices
         self.clock = clock
@@ -40,6 +43,13 @@ public final class TaggingHandler: RequestHandler {
     }
 
     var outbox: Outbox { storage.outbox }
+
+    /// How long opening took to build the audience index again (after a crash, say); nil when the
+    /// index was kept.
+    public var audienceIndexBuildSeconds: Double? { audienceIndex.buildSeconds }
+
+    /// Marks the audience index as matching the database, so the next start keeps it.
+    public func close() throws { try audienceIndex.close() }
 
     public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         if case .app? = request.principal { signedByApp = true } else { signedByApp = false }

@@ -2,7 +2,8 @@ import SQLite
 
 /// The tagging service's tables. Devices, tags and channels get integer ids so the audience
 /// indexes (`device_tags`, `subscriptions`) are compact and ordered by device for paging; a device's
-/// own tag names live in its row (`devices.tags`, newline-separated).
+/// own tag names live in its row (`devices.tags`, newline-separated), and `device_tags`, derived
+/// from them, in a file of its own (`AudienceIndex`).
 /// Append-only: add a migration, never edit one.
 enum TaggingSchema {
     static let migrations: [Migration] = [
@@ -54,6 +55,13 @@ enum TaggingSchema {
                 SELECT group_concat(t.name, char(10)) FROM device_tags d JOIN tags t ON t.id = d.tag WHERE d.device = devices.id
             ), '');
             DROP INDEX device_tags_by_device;
+            """),
+        // The audience index moves to a derived file of its own (`AudienceIndex`), built again from
+        // `devices.tags`; the database keeps the mark of the index it was last closed with.
+        Migration("tagging-3", """
+            DROP TABLE device_tags;
+            CREATE TABLE audience_index_mark (epoch INTEGER NOT NULL);
+            INSERT INTO audience_index_mark (epoch) VALUES (0);
             """),
     ]
 }

@@ -22,6 +22,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable, Sendable {
         return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
     }
 
+    /// True when another connection holds the lock this call needed (SQLITE_BUSY).
+    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY }
+
     public var description: String {
         let place = path.map { "\($0): " } ?? ""
         if let sql { return "SQLite error \(code): \(place)\(message) (in \(sql))" }

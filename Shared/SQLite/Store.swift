@@ -8,7 +8,7 @@ public final class Store {
     public let path: String
     /// Whether this open made the database: it had no migration applied before.
     public let isNew: Bool
-    private let db: Database
+    let db: Database
     private var writeDepth = 0
     /// Per open write level (the transaction, then each savepoint), how to undo the in-memory state
     /// kept alongside it: run newest first when that level rolls back.
@@ -16,8 +16,10 @@ public final class Store {
     private var commitWork: [(Database) throws -> Void] = []
     /// Per open write level, what to run once the outermost transaction has committed.
     private var afterLevels: [[() -> Void]] = []
-    /// The journals kept alongside (`keep`), and per open write level each one's mark, level after level.
-    private var journals: [any RollbackJournal] = []
+    /// The journals kept alongside (`keep`), and per open write level each one's mark, level after
+    /// level. Held weakly: a journal's owner keeps it, and a journal holds its store, so a strong
+    /// hold here would keep both alive for ever (and the database open).
+    private var journals: [KeptJournal] = []
     private var journalMarks: [Int] = []
 
     /// Opens the database at `path` and applies `migrations`.
@@ -100,7 +102,7 @@ public final class Store {
             let result = try body(db)
             for work in commitWork { try work(db) }
             try db.run("COMMIT")
-            for journal in journals { journal.journalCommitted() }
+            for kept in journals { kept.journal?.journalCommitted() }
             let committed = afterLevels.flatMap { $0 }
             afterLevels = []
             committed.forEach { $0() }
@@ -126,18 +128,18 @@ public final class Store {
     /// back (after that level's `onRollback` steps), told when a transaction commits.
     public func keep(_ journal: any RollbackJournal) {
         precondition(writeDepth == 0, "journals are kept between writes")
-        journals.append(journal)
+        journals.append(KeptJournal(journal: journal))
     }
 
     /// Each journal's mark for the write level opening now.
     private func markJournals() {
-        for journal in journals { journalMarks.append(journal.journalMark) }
+        for kept in journals { journalMarks.append(kept.journal?.journalMark ?? 0) }
     }
 
     /// Undoes each journal to the mark of the innermost open level, and drops that level's marks.
     private func rollBackJournals() {
         let base = journalMarks.count - journals.count
-        for (index, journal) in journals.enumerated() { journal.rollBack(to: journalMarks[base + index]) }
+        for (index, kept) in journals.enumerated() { kept.journal?.rollBack(to: journalMarks[base + index]) }
         journalMarks.removeLast(journals.count)
     }
 
@@ -156,4 +158,9 @@ public final class Store {
         guard !undoLevels.isEmpty else { return }
         undoLevels[undoLevels.count - 1].append(undo)
     }
+}
+
+/// A journal as the store holds it: weakly.
+private struct KeptJournal {
+    weak var journal: (any RollbackJournal)?
 }

@@ -37,8 +37,8 @@ public enum ServiceMain {
         run(service, summary: summary, settings: NoSettings.self) { _, options, logger in try makeHandler(options, logger) }
     }
 
-    /// Returns once stopped, after the worker has said goodbye; the handler (and with it the
-    /// database) is released on the way out, before the process exits.
+    /// Returns once stopped, after the worker has said goodbye and the handler has closed; the
+    /// handler (and with it the database) is released on the way out, before the process exits.
     private static func serve(_ service: Service, _ options: WorkerOptions, _ logger: Logger,
                               _ makeHandler: (WorkerOptions, Logger) throws -> any RequestHandler) throws {
         let handler = try makeHandler(options, logger)
@@ -46,6 +46,7 @@ public enum ServiceMain {
         let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
                                    context: try Context(), logger: logger)
         try Lifecycle.serve(stopper: worker.stopper, parentPID: options.parentPID, logger: logger) { try worker.run() }
+        try handler.close()
     }
 
     /// A database made just now beside other services' data, in a deployment older than a minute

@@ -61,6 +61,17 @@ struct CrashSafetyTests {
             if present != 0 && present != 3 { partial += 1 }
             if !acknowledged.contains(n) && present == 3 { unacknowledgedApplied += 1 }
         }
+        // The audience index (a file of its own, whose commits wait for no disk, built again after each
+        // kill) finds exactly the devices whose rows carry the tag.
+        var misplaced: [Int] = []
+        for first in stride(from: 0, to: command, by: 20) {
+            let group = Array(first..<min(first + 20, command))
+            let reply = try client.json("audience.resolve", ["app_key": "crash".json, "tag": .array(group.map { tags($0)[0].json })])
+            guard case .array(let items)? = reply["registration_ids"] else { misplaced.append(first); continue }
+            let carrying = group.filter { held[devices[$0 % devices.count]]?.contains(tags($0)[0]) == true }.map { devices[$0 % devices.count] }
+            if Set(items.compactMap(\.string)) != Set(carrying) { misplaced.append(first) }
+        }
+        #expect(misplaced.isEmpty, "the audiences of the tags from commands \(misplaced.prefix(5)) differ from the devices' tags")
         #expect(acknowledged.count > 0 && acknowledged.count < command, "the kills landed mid-load (\(acknowledged.count) of \(command) acknowledged)")
         #expect(lost == 0, "every acknowledged write is present")
         #expect(partial == 0, "no write is half-applied")

@@ -332,7 +332,7 @@ struct TaggingHandlerTests {
 
     /// U+F900 is a CJK compatibility ideograph whose canonical decomposition is U+8C48: Swift calls
     /// them equal, SQLite compares bytes. Tags, aliases and channels are stored in NFC, so every
-    /// command finds a name under either spelling, whichever was sent first; a second handler on the
+    /// command finds a name under either spelling, whichever was sent first; the next handler on the
     /// same file, with nothing in memory, finds it in the database.
     @Test(arguments: [("\u{F900}", "\u{8C48}"), ("\u{8C48}", "\u{F900}")])
     func canonicallyEquivalentNamesAreOneName(sent: String, asked: String) throws {
@@ -343,7 +343,7 @@ struct TaggingHandlerTests {
         #expect(reply(first, "alias.set", device.merging(["alias": sent.json]) { $1 }).code == 0)
         #expect(reply(first, "channel.subscribe", device.merging(["channel": ("live" + sent).json]) { $1 }).code == 0)
 
-        for handler in [first, try TaggingHandler(path: path)] {
+        func check(_ handler: TaggingHandler) {
             func ask(_ command: String, _ payload: [String: JSONValue]) -> JSONValue {
                 reply(handler, command, ["app_key": "app1".json].merging(payload) { $1 })
             }
@@ -357,6 +357,9 @@ struct TaggingHandlerTests {
             #expect(strings(ask("audience.resolve", ["channel": .array([("live" + asked).json])])["registration_ids"]) == ["d1"])
             #expect(ask("channel.status", device.merging(["channel": ("live" + asked).json]) { $1 })["subscribed"] == .bool(true))
         }
+        check(first)
+        try first.close()
+        check(try TaggingHandler(path: path))
     }
 }
 

@@ -114,6 +114,31 @@ struct TaggingIntegrationTests {
         #expect(strings(try client.json("tags.get", device)["tags"]) == ["kept"])
     }
 
+    /// A clean stop (SIGTERM) leaves the audience index marked as the database's, so the next start
+    /// keeps it; a kill leaves it unmarked, so the next start builds it again. Both find the device.
+    @Test func theAudienceIndexIsKeptAfterACleanStopAndBuiltAgainAfterAKill() throws {
+        let stack = try TestStack().start(["tagging"])
+        let client = try stack.client()
+        let device: [String: JSONValue] = ["app_key": "app1".json, "registration_id": "0a0b0c0d0e0f".json]
+        #expect(try client.json("tags.add", device.merging(["tags": .array(["vip".json])]) { $1 }).code == 0)
+        let built = "audience index built again"
+        #expect(stack.services["tagging"]?.output.contains(built) == false, "a new database has nothing to build")
+
+        func restart(_ stop: (RunningProcess) -> Void) throws -> String {
+            guard let running = stack.services["tagging"] else { throw StackError("no tagging process") }
+            stop(running)
+            try stack.waitForServiceGone("tagging")
+            try stack.startService("tagging")
+            let audience = try client.json("audience.resolve", ["app_key": "app1".json, "tag": .array(["vip".json])])
+            #expect(strings(audience["registration_ids"]) == ["0a0b0c0d0e0f"])
+            return stack.services["tagging"]?.output ?? ""
+        }
+        let afterStop = try restart { #expect($0.terminate() == 0, "a clean stop") }
+        #expect(!afterStop.contains(built))
+        let afterKill = try restart { $0.kill() }
+        #expect(afterKill.contains(built))
+    }
+
     /// U+F900 and U+8C48 (its canonical decomposition) name one tag and one alias through the wire,
     /// whichever spelling was sent first.
     @Test func canonicallyEquivalentTagsAndAliasesAreOneName() throws {
