@@ -74,6 +74,14 @@ public final class Database {
         return result
     }
 
+    /// Calls `body` with each row of a query in turn, keeping none: for results too large to gather.
+    public func forEachRow(_ sql: String, _ arguments: any Bindable..., body: (Row) throws -> Void) throws {
+        let statement = try prepared(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while let row = try statement.step() { try body(row) }
+    }
+
     /// The first row of a query, or nil.
     public func row(_ sql: String, _ arguments: any Bindable...) throws(SQLiteError) -> Row? {
         let statement = try prepared(sql)

@@ -20,7 +20,7 @@ public final class ServiceWorker {
     let handler: any RequestHandler
     let logger: Logger
     /// The proofs this service has handled, so none is accepted twice.
-    let ledger = ProofLedger()
+    let ledger: ProofLedger
     /// This service's credential, which signs its counters, and its outbox publisher's, which signs
     /// its events (the same name but in tests; set when `run` starts).
     var credential = ""
@@ -51,6 +51,7 @@ public final class ServiceWorker {
         self.logger = logger
         self.stopper = Stopper(context: context)
         metrics = WorkerMetrics(service: service)
+        ledger = ProofLedger(store: handler.storage.store)
     }
 
     /// The service's database and outbox: every transaction of the service is opened here.
@@ -275,7 +276,7 @@ public final class ServiceWorker {
     /// gateway, before any restart), or it is signed by a device that was deleted.
     private func admit(_ proof: Proof, ts: Int64, _ db: Database) -> CommandError? {
         do {
-            guard try ledger.record(proof.fingerprint, ts: ts, in: db) else {
+            guard try ledger.record(proof.fingerprint, ts: ts, now: Int64(Date().timeIntervalSince1970), in: db) else {
                 return CommandError(.appKeyInvalid, "proof already used")
             }
             if case .device(let id) = proof.principal, try Tombstones.contains(db, registrationID: id) {

@@ -4,26 +4,88 @@ import SQLite
 import Testing
 import Worker
 
-/// The ledger remembers a proof by its request's `ts` as long as any gateway could accept it.
+/// The ledger remembers a proof by its request's `ts` as long as any gateway could accept it, across
+/// a restart of the service, and forgets what a rolled-back batch recorded.
 @Suite("proof ledger")
 struct ProofLedgerTests {
-    @Test func aProofIsRefusedTwiceUntilNoGatewayCouldAcceptItAnyMore() throws {
-        let db = try Database(path: ":memory:")
-        try Migrator([Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations).migrate(db)
-        let ledger = ProofLedger()
-        let ts: Int64 = 1_800_000_000
-        do {
-            #expect(try ledger.record(42, ts: ts, in: db))
-            #expect(try !ledger.record(42, ts: ts, in: db), "the same proof again")
-            #expect(try ledger.record(42, ts: ts + 1, in: db), "another request: its ts differs")
-            #expect(try ledger.record(.max, ts: ts, in: db), "fingerprints use all 64 bits")
-            #expect(try !ledger.record(.max, ts: ts, in: db))
+    static let migrations = [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations
+    let path = TestPaths.temporaryDirectory("proof-ledger") + "/ledger.sqlite"
+    let ts: Int64 = 1_800_000_000
 
-            let stillGood = ts + ProofLedger.window + ProofLedger.margin
-            #expect(try ledger.prune(now: stillGood, in: db) == 0, "a gateway could still accept it")
-            #expect(try !ledger.record(42, ts: ts, in: db))
-            #expect(try ledger.prune(now: stillGood + 1, in: db) == 2, "the two made at ts are forgotten")
-            #expect(try !ledger.record(42, ts: ts + 1, in: db), "one second later's stays")
+    /// A ledger on the database at `path`, as a service opens it when it starts.
+    struct Opened {
+        let store: Store
+        let ledger: ProofLedger
+
+        init(_ path: String, migrations: [Migration] = ProofLedgerTests.migrations) throws {
+            store = try Store(path: path, migrations: migrations)
+            ledger = ProofLedger(store: store)
         }
+
+        /// Records the proof in a transaction of its own.
+        func record(_ fingerprint: UInt64, ts: Int64, now: Int64) throws -> Bool {
+            try store.write { db in try ledger.record(fingerprint, ts: ts, now: now, in: db) }
+        }
+
+        func prune(now: Int64) throws -> Int { try store.write { db in try ledger.prune(now: now, in: db) } }
+    }
+
+    @Test func aProofIsRefusedTwiceUntilNoGatewayCouldAcceptItAnyMore() throws {
+        let opened = try Opened(path)
+        #expect(try opened.record(42, ts: ts, now: ts))
+        #expect(try !opened.record(42, ts: ts, now: ts), "the same proof again")
+        #expect(try opened.record(42, ts: ts + 1, now: ts), "another request: its ts differs")
+        #expect(try opened.record(.max, ts: ts, now: ts), "fingerprints use all 64 bits")
+        #expect(try !opened.record(.max, ts: ts, now: ts))
+
+        let stillGood = ts + ProofLedger.window + ProofLedger.margin
+        #expect(try opened.prune(now: stillGood) == 0, "a gateway could still accept it")
+        #expect(try !opened.record(42, ts: ts, now: stillGood))
+        #expect(try opened.prune(now: stillGood + 1) == 2, "the two made at ts are forgotten")
+        #expect(try !opened.record(42, ts: ts + 1, now: stillGood + 1), "one second later's stays")
+    }
+
+    /// What a service recorded before it stopped (or was killed) is refused by the next one, for as
+    /// long as a gateway could accept it.
+    @Test func theNextStartRefusesWhatWasRecordedBefore() throws {
+        let fingerprints = (0..<1000).map { UInt64($0) &* 0x9E37_79B9_7F4A_7C15 }
+        do {
+            let first = try Opened(path)
+            for (n, fingerprint) in fingerprints.enumerated() { #expect(try first.record(fingerprint, ts: ts + Int64(n % 7), now: ts)) }
+        }
+        let next = try Opened(path)
+        let refused = try fingerprints.enumerated().filter { n, fingerprint in try !next.record(fingerprint, ts: ts + Int64(n % 7), now: ts + 10) }
+        #expect(refused.count == 1000)
+        #expect(try next.record(7, ts: ts, now: ts + 10), "a new proof is taken")
+
+        let window = ProofLedger.window + ProofLedger.margin
+        #expect(try Opened(path).record(fingerprints[0], ts: ts, now: ts + window + 1), "past the window nothing is read back")
+    }
+
+    @Test func aBatchRolledBackForgetsItsProofs() throws {
+        struct Abandoned: Error {}
+        let opened = try Opened(path)
+        let ts = ts
+        #expect(throws: Abandoned.self) {
+            try opened.store.write { db in
+                _ = try opened.ledger.record(1, ts: ts, now: ts, in: db)
+                throw Abandoned()
+            }
+        }
+        #expect(try opened.record(1, ts: ts, now: ts), "sent again after the rollback, it is new")
+        #expect(try !opened.record(1, ts: ts, now: ts))
+        #expect(try opened.store.read { db in try db.value("SELECT COUNT(*) FROM proof_log").int } == 1)
+    }
+
+    /// A database from before the log keeps its proofs: they move into it.
+    @Test func proofsRecordedBeforeTheLogAreKept() throws {
+        let before = Self.migrations.filter { $0.id != ProofLedger.logMigration.id }
+        try Store(path: path, migrations: before).write { db in
+            try db.run("INSERT INTO proofs (ts, fingerprint) VALUES (?, 5), (?, -1)", ts, ts + 1)
+        }
+        let opened = try Opened(path)
+        #expect(try !opened.record(5, ts: ts, now: ts))
+        #expect(try !opened.record(.max, ts: ts + 1, now: ts))
+        #expect(try opened.record(6, ts: ts, now: ts), "the next seq follows the moved ones")
     }
 }

@@ -1,6 +1,6 @@
+import Credentials
 import Foundation
 import Testing
-@testable import GatewayKit
 
 @Suite("replay cache")
 struct ReplayCacheTests {

@@ -46,14 +46,14 @@ try time("savepoint empty (1000/txn)", n) {
 }
 // What authentication adds: per signed request the ledger (and, for a device, the tombstone
 // lookup); per event one seal by its publisher and one check by the gateway and by each subscriber.
-let ledger = ProofLedger()
+let ledger = ProofLedger(store: store)
 var fingerprint = UInt64(0x9e37_79b9_7f4a_7c15)
 try time("proof ledger record (1000/txn, 20k a second)", n) {
     for batch in 0..<(n / 1000) {
         try store.write { db in
             for _ in 0..<1000 {
                 fingerprint = fingerprint &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                _ = try ledger.record(fingerprint, ts: 1_800_000_000 + Int64(batch / 20), in: db)
+                _ = try ledger.record(fingerprint, ts: 1_800_000_000 + Int64(batch / 20), now: 1_800_000_000 + Int64(batch / 20), in: db)
             }
         }
     }

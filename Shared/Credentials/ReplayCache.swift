@@ -1,5 +1,3 @@
-import Credentials
-
 /// The proofs seen within the clock window, so the same signed request cannot be played twice.
 ///
 /// Proofs are kept in one set per `sliceSeconds` of their `ts` (a replay carries the same `ts`, so
@@ -11,22 +9,29 @@ import Credentials
 /// The slice of the current second is made with room for as many proofs as the slice before it
 /// held, so in steady state no slice grows by rehashing either. (Not the largest slice held: one
 /// crowded slice, say every proof of one device stamped with a ts 300 s ahead, would have made
-/// every slice for the next ten minutes reserve its size.)
-struct ReplayCache {
-    let window: Int64
-    static let sliceSeconds: Int64 = 10
+/// every slice for the next ten minutes reserve its size.) Each service's `ProofLedger` keeps one
+/// too, in front of its log of proofs on disk.
+public struct ReplayCache {
+    public let window: Int64
+    public static let sliceSeconds: Int64 = 10
 
     /// Each proof by the first 64 bits of its signature (an HMAC: uniform, and unforgeable without
     /// the key), 8 bytes an entry instead of a 64-character string's 100 or so, under its slice.
     private var slices: [Int64: Set<UInt64>] = [:]
     private var sweptAt = Int64.min
 
-    init(window: Int64) { self.window = window }
+    public init(window: Int64) { self.window = window }
 
     /// Records `signature` (hex) made at `ts`; false when it was seen before.
-    mutating func insert(_ signature: String, ts: Int64, now: Int64) -> Bool {
+    public mutating func insert(_ signature: String, ts: Int64, now: Int64) -> Bool {
+        insert(fingerprint: Self.key(signature), ts: ts, now: now)
+    }
+
+    /// Records the proof of `fingerprint` (`Proof.fingerprint`) made at `ts`; false when it was
+    /// seen before.
+    public mutating func insert(fingerprint key: UInt64, ts: Int64, now: Int64) -> Bool {
         if now != sweptAt { dropExpired(now: now) }
-        let slice = Self.slice(of: ts), key = Self.key(signature)
+        let slice = Self.slice(of: ts)
         if let index = slices.index(forKey: slice) { return slices.values[index].insert(key).inserted }
         // Clients' clocks are mostly right: room only for the slice of now, not for a stray ts.
         var fresh = Set<UInt64>(minimumCapacity: slice == Self.slice(of: now) ? slices[slice - 1]?.count ?? 0 : 0)
@@ -35,19 +40,26 @@ struct ReplayCache {
         return true
     }
 
+    /// Forgets a proof recorded by a write that was then rolled back.
+    public mutating func remove(fingerprint key: UInt64, ts: Int64) {
+        let slice = Self.slice(of: ts)
+        guard let index = slices.index(forKey: slice) else { return }
+        slices.values[index].remove(key)
+    }
+
     /// Proofs kept now, in every slice.
-    var count: Int { slices.values.reduce(0) { $0 + $1.count } }
+    public var count: Int { slices.values.reduce(0) { $0 + $1.count } }
 
     /// Slices held now.
-    var sliceCount: Int { slices.count }
+    public var sliceCount: Int { slices.count }
 
     /// Proofs the slices have room for without growing.
-    var capacity: Int { slices.values.reduce(0) { $0 + $1.capacity } }
+    public var capacity: Int { slices.values.reduce(0) { $0 + $1.capacity } }
 
-    static func key(_ signature: String) -> UInt64 { Proof.fingerprint(signature) }
+    public static func key(_ signature: String) -> UInt64 { Proof.fingerprint(signature) }
 
     /// The slice of `ts`, rounded down (so negative times too fall in whole slices).
-    static func slice(of ts: Int64) -> Int64 {
+    public static func slice(of ts: Int64) -> Int64 {
         ts >= 0 ? ts / sliceSeconds : (ts - sliceSeconds + 1) / sliceSeconds
     }
 
