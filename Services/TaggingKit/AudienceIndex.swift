@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 import SQLite
 
 /// Which devices carry each tag, `device_tags (tag, device)`: the index audiences are resolved
@@ -10,13 +11,18 @@ import SQLite
 ///
 /// Each clean close marks the database and the index with the same new random epoch, and each open
 /// clears the index's mark (on disk) before the first write. An open that finds the two marks
-/// differing (a crash, a restored backup, a missing or damaged file, the first start after the index
-/// moved here) builds the index again from `devices.tags`.
+/// differing (a crash, a restored backup, a missing file, the first start after the index moved
+/// here), or the file damaged (`quick_check`), builds the index again from `devices.tags`; so does
+/// the open after a run in which a commit failed (the database may have committed and the index
+/// not). A lock file beside it (`<database>-audience.lock`) keeps a second process from checking,
+/// removing or building the index while one has it.
 final class AudienceIndex {
     static let schema = "audience"
 
     private let store: Store
     private let path: String
+    /// Held from the first look at the index until `close`: nil in memory.
+    private let lock: FileLock?
     /// How long this open took to build the index again; nil when it kept the one it found.
     let buildSeconds: Double?
     var rebuilt: Bool { buildSeconds != nil }
@@ -26,6 +32,7 @@ final class AudienceIndex {
     init(store: Store) throws {
         self.store = store
         path = store.isInMemory ? ":memory:" : store.path + "-audience"
+        lock = store.isInMemory ? nil : try FileLock(path: path + ".lock")
         if try Self.attachMatching(store, path) {
             buildSeconds = nil
         } else {
@@ -44,10 +51,13 @@ final class AudienceIndex {
     /// Marks the database and the index as closed together, and releases the index. After it, the
     /// handler serves nothing that reads the index.
     func close() throws {
-        let epoch = Int64.random(in: 1...Int64.max)
-        try store.writeSyncingDerived(Self.schema) { db in
-            try db.run("UPDATE audience.mark SET epoch = ?", epoch)
-            try db.run("UPDATE audience_index_mark SET epoch = ?", epoch)
+        defer { lock?.unlock() }
+        if store.failedCommits == 0 {
+            let epoch = Int64.random(in: 1...Int64.max)
+            try store.writeSyncingDerived(Self.schema) { db in
+                try db.run("UPDATE audience.mark SET epoch = ?", epoch)
+                try db.run("UPDATE audience_index_mark SET epoch = ?", epoch)
+            }
         }
         try store.detach(Self.schema)
     }
@@ -70,7 +80,8 @@ final class AudienceIndex {
             let matching = try store.read { db in
                 let index = try db.value("SELECT epoch FROM audience.mark").int ?? 0
                 let database = try db.value("SELECT epoch FROM audience_index_mark").int ?? 0
-                return index != 0 && index == database
+                guard index != 0, index == database else { return false }
+                return try db.value("PRAGMA audience.quick_check(1)").string == "ok"
             }
             if !matching { try store.detach(schema) }
             return matching

@@ -101,7 +101,7 @@ public final class Store {
         do {
             let result = try body(db)
             for work in commitWork { try work(db) }
-            try db.run("COMMIT")
+            do { try db.run("COMMIT") } catch { failedCommits += 1; throw error }
             for kept in journals { kept.journal?.journalCommitted() }
             let committed = afterLevels.flatMap { $0 }
             afterLevels = []
@@ -120,6 +120,11 @@ public final class Store {
     public func beforeCommit(_ work: @escaping (Database) throws -> Void) {
         commitWork.append(work)
     }
+
+    /// How many transactions failed at their commit since the store opened. A commit over attached
+    /// databases is atomic in each file but not across them, so after one of these a derived
+    /// database may not match this one (`attachDerived`).
+    public private(set) var failedCommits = 0
 
     /// Whether a write (transaction or savepoint) is open.
     public var isWriting: Bool { writeDepth > 0 }

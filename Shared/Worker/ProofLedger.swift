@@ -62,13 +62,13 @@ public final class ProofLedger {
         let seq = try nextSeq ?? load(db, now: now)
         let key = Self.key(fingerprint, ts: ts)
         guard seen.insert(fingerprint: key, ts: ts, now: now) else { return false }
+        nextSeq = seq + 1
         do {
             try db.run("INSERT INTO proof_log (ts, seq, fingerprint) VALUES (?, ?, ?)", ts, seq, Int64(bitPattern: fingerprint))
         } catch {
             seen.remove(fingerprint: key, ts: ts)
             throw error
         }
-        nextSeq = seq + 1
         recorded.append((key, ts))
         return true
     }

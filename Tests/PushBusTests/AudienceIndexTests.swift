@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Runtime
 import SQLite
 import Testing
 @testable import TaggingKit
@@ -60,6 +61,48 @@ struct AudienceIndexTests {
         #expect(audience(handler, "gold") == ["d1", "d2"])
         add(handler, "d3", ["gold"])
         #expect(audience(handler, "gold") == ["d1", "d2", "d3"])
+    }
+
+    /// Damage that spares the marks: the index's first `device_tags` page overwritten after a clean
+    /// close. The open checks the file, not only the marks.
+    @Test func aDamagedIndexWhoseMarksStillMatchIsBuiltAgain() throws {
+        try tagTwoDevices(close: true)
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: indexPath))
+        try file.seek(toOffset: 4096)
+        try file.write(contentsOf: Data(repeating: 0xFF, count: 4096))
+        try file.close()
+        let handler = try TaggingHandler(path: path)
+        #expect(handler.audienceIndex.rebuilt)
+        #expect(audience(handler, "gold") == ["d1", "d2"])
+    }
+
+    /// A commit over the database and the index is atomic in each file, not across them: after a
+    /// run in which one failed, the next open does not trust the index, clean close or not.
+    @Test func aRunWithAFailedCommitLeavesTheIndexToBeBuiltAgain() throws {
+        let handler = try TaggingHandler(path: path)
+        add(handler, "d1", ["gold"])
+        let store = handler.storage.store
+        try store.write { db in
+            try db.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)")
+        }
+        #expect(throws: SQLiteError.self, "the deferred reference fails at the commit") {
+            try store.write { db in try db.run("INSERT INTO child (parent) VALUES (1)") }
+        }
+        #expect(store.failedCommits == 1)
+        try handler.close()
+        let next = try TaggingHandler(path: path)
+        #expect(next.audienceIndex.rebuilt)
+        #expect(audience(next, "gold") == ["d1"])
+    }
+
+    /// One handler at a time: a second on the same database is refused at once, before it looks at
+    /// (or removes) the index; after the first closes, the next opens.
+    @Test func aSecondHandlerOnTheSameDatabaseIsRefused() throws {
+        let first = try TaggingHandler(path: path)
+        #expect(throws: FileLock.Failure.self) { _ = try TaggingHandler(path: path) }
+        add(first, "d1", ["gold"])
+        try first.close()
+        #expect(audience(try TaggingHandler(path: path), "gold") == ["d1"])
     }
 
     /// A database put back from a backup, beside the index of a later clean close: both were closed

@@ -77,6 +77,17 @@ struct ProofLedgerTests {
         #expect(try opened.store.read { db in try db.value("SELECT COUNT(*) FROM proof_log").int } == 1)
     }
 
+    /// An insert that fails (here a place in the log already taken) costs that one request: the
+    /// next proof goes to the next place.
+    @Test func aFailedInsertDoesNotBlockTheNextProofs() throws {
+        let opened = try Opened(path)
+        #expect(try opened.record(1, ts: ts, now: ts))
+        try opened.store.write { db in try db.run("INSERT INTO proof_log (ts, seq, fingerprint) VALUES (?, ?, 0)", ts, (ts << 20) + 1) }
+        #expect(throws: SQLiteError.self) { _ = try opened.record(2, ts: ts, now: ts) }
+        #expect(try opened.record(3, ts: ts, now: ts))
+        #expect(try opened.record(2, ts: ts, now: ts), "the failed one was not kept as seen")
+    }
+
     /// A database from before the log keeps its proofs: they move into it.
     @Test func proofsRecordedBeforeTheLogAreKept() throws {
         let before = Self.migrations.filter { $0.id != ProofLedger.logMigration.id }
