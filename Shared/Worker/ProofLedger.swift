@@ -10,9 +10,9 @@ import SQLite
 /// On disk the proofs are a log, `proof_log`, keyed by the request's `ts` and then by the order the
 /// service recorded them, so every insert lands at the right edge of the B-tree, on a page already
 /// written by the batch before. Which proofs were seen is answered from memory (a `ReplayCache`),
-/// filled from the log when the first request comes after a start. (Keyed by `ts` and
-/// fingerprint, as before, the proofs of one second spread over some fifty pages at random:
-/// a third of all the pages the tagging worker's commits wrote, docs/benchmarks.md.)
+/// filled from the log when the service starts. (Keyed by `ts` and fingerprint, as before, the
+/// proofs of one second spread over some fifty pages at random: a third of all the pages the
+/// tagging worker's commits wrote, docs/benchmarks.md.)
 ///
 /// A gateway accepts a proof only within `window` seconds of its `ts`, so a proof is forgotten
 /// `window + margin` seconds after its `ts`: by then no gateway takes it anyway. Owned by the worker
@@ -59,7 +59,7 @@ public final class ProofLedger {
     /// own savepoint, so the proof stays recorded when the request is refused (a refused request
     /// sent again must not succeed later).
     public func record(_ fingerprint: UInt64, ts: Int64, now: Int64, in db: Database) throws -> Bool {
-        let seq = try nextSeq ?? load(db, now: now)
+        let seq = try nextSeq ?? readBack(now: now, in: db)
         let key = Self.key(fingerprint, ts: ts)
         guard seen.insert(fingerprint: key, ts: ts, now: now) else { return false }
         nextSeq = seq + 1
@@ -86,8 +86,12 @@ public final class ProofLedger {
         try db.run("DELETE FROM proof_log WHERE ts < ?", now - Self.window - Self.margin)
     }
 
-    /// Reads the log's proofs that a gateway could still accept into memory; returns the next seq.
-    private func load(_ db: Database, now: Int64) throws -> Int64 {
+    /// Reads the log's proofs that a gateway could still accept into memory, once: the worker calls
+    /// it before it serves, so no request waits for it (otherwise the first record does). Returns
+    /// the next seq.
+    @discardableResult
+    public func readBack(now: Int64, in db: Database) throws -> Int64 {
+        if let nextSeq { return nextSeq }
         var last: Int64 = 0
         try db.forEachRow("SELECT ts, seq, fingerprint FROM proof_log WHERE ts >= ?", now - Self.window - Self.margin) { row in
             guard case .integer(let ts) = row[0], case .integer(let seq) = row[1], case .integer(let fingerprint) = row[2] else { return }

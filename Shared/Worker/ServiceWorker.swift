@@ -77,6 +77,7 @@ public final class ServiceWorker {
             events.close()
             stop.close()
         }
+        try storage.store.read { db in try ledger.readBack(now: Int64(Date().timeIntervalSince1970), in: db) }
         guard var broker = try dial(secrets, stop: stop) else { return }
         connected = broker
         handler.setKeepAlive { [unowned self] in self.keepAlive() }

@@ -54,6 +54,7 @@ struct ProofLedgerTests {
             for (n, fingerprint) in fingerprints.enumerated() { #expect(try first.record(fingerprint, ts: ts + Int64(n % 7), now: ts)) }
         }
         let next = try Opened(path)
+        try next.store.read { db in try next.ledger.readBack(now: ts + 10, in: db) }
         let refused = try fingerprints.enumerated().filter { n, fingerprint in try !next.record(fingerprint, ts: ts + Int64(n % 7), now: ts + 10) }
         #expect(refused.count == 1000)
         #expect(try next.record(7, ts: ts, now: ts + 10), "a new proof is taken")
