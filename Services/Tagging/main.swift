@@ -6,7 +6,7 @@ ServiceMain.run(.tagging, summary: "PushBus tagging service: tags, aliases, chan
                 settings: TaggingSettings.self) { settings, options, logger in
     let handler = try TaggingHandler(path: try options.databasePath("tagging"), publisher: options.shard.serviceName("tagging"),
                                      aliasMaxDevices: settings.aliasMaxDevices, shard: options.shard)
-    if let seconds = handler.audienceIndexBuildSeconds, !handler.storage.store.isNew {
+    if let seconds = handler.audienceIndexBuildSeconds {
         logger.info("audience index built again from the devices' tags", ["seconds": seconds])
     }
     return handler

@@ -23,7 +23,8 @@ final class AudienceIndex {
     private let path: String
     /// Held from the first look at the index until `close`: nil in memory.
     private let lock: FileLock?
-    /// How long this open took to build the index again; nil when it kept the one it found.
+    /// How long this open took to build the index again; nil when it kept the one it found, or
+    /// when the database is new (nothing to build).
     let buildSeconds: Double?
     var rebuilt: Bool { buildSeconds != nil }
 
@@ -43,7 +44,7 @@ final class AudienceIndex {
                 try db.execute(Self.tables)
                 try Self.build(db)
             }
-            buildSeconds = Date().timeIntervalSince(start)
+            buildSeconds = store.isNew ? nil : Date().timeIntervalSince(start)
         }
         try store.writeSyncingDerived(Self.schema) { db in try db.run("UPDATE audience.mark SET epoch = 0") }
     }

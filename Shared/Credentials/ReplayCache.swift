@@ -28,10 +28,12 @@ public struct ReplayCache {
     }
 
     /// Records the proof of `fingerprint` (`Proof.fingerprint`) made at `ts`; false when it was
-    /// seen before.
-    public mutating func insert(fingerprint key: UInt64, ts: Int64, now: Int64) -> Bool {
+    /// seen before. A proof is its fingerprint and its `ts`: the same fingerprint at another `ts` is
+    /// another proof (a signature covers the `ts` anyway, so for signed requests this is the
+    /// fingerprint alone).
+    public mutating func insert(fingerprint: UInt64, ts: Int64, now: Int64) -> Bool {
         if now != sweptAt { dropExpired(now: now) }
-        let slice = Self.slice(of: ts)
+        let slice = Self.slice(of: ts), key = Self.entry(fingerprint, ts: ts)
         if let index = slices.index(forKey: slice) { return slices.values[index].insert(key).inserted }
         // Clients' clocks are mostly right: room only for the slice of now, not for a stray ts.
         var fresh = Set<UInt64>(minimumCapacity: slice == Self.slice(of: now) ? slices[slice - 1]?.count ?? 0 : 0)
@@ -41,10 +43,15 @@ public struct ReplayCache {
     }
 
     /// Forgets a proof recorded by a write that was then rolled back.
-    public mutating func remove(fingerprint key: UInt64, ts: Int64) {
-        let slice = Self.slice(of: ts)
-        guard let index = slices.index(forKey: slice) else { return }
-        slices.values[index].remove(key)
+    public mutating func remove(fingerprint: UInt64, ts: Int64) {
+        guard let index = slices.index(forKey: Self.slice(of: ts)) else { return }
+        slices.values[index].remove(Self.entry(fingerprint, ts: ts))
+    }
+
+    /// A proof as its slice keeps it: the fingerprint mixed with the `ts` (for each `ts` a
+    /// bijection, so no two fingerprints of one `ts` meet).
+    static func entry(_ fingerprint: UInt64, ts: Int64) -> UInt64 {
+        fingerprint &+ UInt64(bitPattern: ts) &* 0x9E37_79B9_7F4A_7C15
     }
 
     /// Proofs kept now, in every slice.

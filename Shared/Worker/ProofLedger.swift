@@ -47,7 +47,7 @@ public final class ProofLedger {
     /// The next entry's place in the log; set when the log is read, at the first record.
     private var nextSeq: Int64?
     /// What the open transaction recorded, forgotten from `seen` if it rolls back.
-    private var recorded: [(key: UInt64, ts: Int64)] = []
+    private var recorded: [(fingerprint: UInt64, ts: Int64)] = []
 
     /// A ledger on `store`'s `proof_log` (`WorkerTables` migrations). Make it between writes.
     public init(store: Store) {
@@ -60,23 +60,16 @@ public final class ProofLedger {
     /// sent again must not succeed later).
     public func record(_ fingerprint: UInt64, ts: Int64, now: Int64, in db: Database) throws -> Bool {
         let seq = try nextSeq ?? readBack(now: now, in: db)
-        let key = Self.key(fingerprint, ts: ts)
-        guard seen.insert(fingerprint: key, ts: ts, now: now) else { return false }
+        guard seen.insert(fingerprint: fingerprint, ts: ts, now: now) else { return false }
         nextSeq = seq + 1
         do {
             try db.run("INSERT INTO proof_log (ts, seq, fingerprint) VALUES (?, ?, ?)", ts, seq, Int64(bitPattern: fingerprint))
         } catch {
-            seen.remove(fingerprint: key, ts: ts)
+            seen.remove(fingerprint: fingerprint, ts: ts)
             throw error
         }
-        recorded.append((key, ts))
+        recorded.append((fingerprint, ts))
         return true
-    }
-
-    /// A proof's name in memory: its fingerprint mixed with its `ts` (a bijection for each `ts`), so
-    /// the same fingerprint at another `ts` is another proof, as in the log.
-    static func key(_ fingerprint: UInt64, ts: Int64) -> UInt64 {
-        fingerprint &+ UInt64(bitPattern: ts) &* 0x9E37_79B9_7F4A_7C15
     }
 
     /// Forgets the proofs no gateway accepts any more at `now` (Unix seconds); returns how many
@@ -95,7 +88,7 @@ public final class ProofLedger {
         var last: Int64 = 0
         try db.forEachRow("SELECT ts, seq, fingerprint FROM proof_log WHERE ts >= ?", now - Self.window - Self.margin) { row in
             guard case .integer(let ts) = row[0], case .integer(let seq) = row[1], case .integer(let fingerprint) = row[2] else { return }
-            _ = seen.insert(fingerprint: Self.key(UInt64(bitPattern: fingerprint), ts: ts), ts: ts, now: now)
+            _ = seen.insert(fingerprint: UInt64(bitPattern: fingerprint), ts: ts, now: now)
             last = max(last, seq)
         }
         // Past every seq read, and past every seq a start in an earlier second can have reached (at
@@ -112,7 +105,7 @@ extension ProofLedger: RollbackJournal {
     public func rollBack(to mark: Int) {
         while recorded.count > mark {
             let proof = recorded.removeLast()
-            seen.remove(fingerprint: proof.key, ts: proof.ts)
+            seen.remove(fingerprint: proof.fingerprint, ts: proof.ts)
         }
     }
 
