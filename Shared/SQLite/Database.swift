@@ -106,6 +106,10 @@ public final class Database {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Rows inserted, updated or deleted through this connection since it opened (triggers' and
+    /// cascades' included; a statement that failed and was undone counts none).
+    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// Runs `body` inside a savepoint: released on success, rolled back (and the error rethrown) on throw.
     /// Lets one request of a group-committed batch fail without undoing the others.
     public func savepoint<T>(_ body: (Database) throws -> T) throws -> T {

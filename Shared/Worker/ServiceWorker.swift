@@ -180,7 +180,7 @@ public final class ServiceWorker {
         return .served(replied: true)
     }
 
-    /// Runs a batch in one transaction, each request in its own savepoint so one failure stays alone,
+    /// Runs a batch in one transaction, each request undone alone when it fails (`Store.writeBatch`),
     /// and stops taking the next request once `deadline` (monotonic milliseconds) has passed; returns
     /// the replies to the requests it took, at least the first. When the commit itself fails, each of
     /// them is answered 6024: that the database is damaged when it is, that the write could not be
@@ -189,7 +189,8 @@ public final class ServiceWorker {
         var replies: [Data] = []
         replies.reserveCapacity(bodies.count)
         do {
-            try storage.store.write { db in
+            try storage.store.writeBatch { db in
+                replies.removeAll(keepingCapacity: true)
                 for body in bodies {
                     if !replies.isEmpty, Clock.milliseconds() > deadline { break }
                     replies.append(answer(body, db))

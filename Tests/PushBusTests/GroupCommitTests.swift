@@ -91,3 +91,40 @@ struct OutboxTests {
         #expect(try Outbox(store: store, publisher: "test.0").events(after: 1, limit: 10).events.count == 1)
     }
 }
+
+/// A handler that writes a row for each request and then, when the request asks, refuses it: the
+/// case a batch without savepoints must send round again.
+private final class WritesThenRefuses: RequestHandler {
+    let service = Service.registration
+    let storage: ServiceStorage
+
+    init(path: String) throws {
+        storage = try ServiceStorage(path: path, migrations: [Migration("rows-1", "CREATE TABLE rows (name TEXT PRIMARY KEY)")],
+                                     publisher: "registration.test")
+    }
+
+    func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
+        let payload = try JSONDecoder().decode([String: String].self, from: request.payload)
+        try db.run("INSERT INTO rows (name) VALUES (?)", payload["name"] ?? "")
+        if payload["refuse"] != nil { throw CommandError.invalid("refused after writing") }
+        return ["ok": true]
+    }
+}
+
+extension GroupCommitTests {
+    /// The batch's requests open no savepoint until one is refused after it has written: then the
+    /// batch runs again with savepoints, and the others' rows are kept, the refused one's are not.
+    @Test func aRequestRefusedAfterItWroteStaysAloneInItsBatch() throws {
+        let handler = try WritesThenRefuses(path: "\(directory)/refuses.sqlite")
+        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
+                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        let replies = worker.answer([
+            [Data("device.register".utf8), Data(#"{"name":"one"}"#.utf8)],
+            [Data("device.register".utf8), Data(#"{"name":"two","refuse":"yes"}"#.utf8)],
+            [Data("device.register".utf8), Data(#"{"name":"three"}"#.utf8)],
+        ]).map { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+        #expect(replies.map { $0?.code } == [0, 6017, 0], "6017: the refusal, invalid")
+        let rows = try handler.storage.store.read { db in try db.rows("SELECT name FROM rows ORDER BY name").compactMap { $0[0].string } }
+        #expect(rows == ["one", "three"])
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import SQLite
+import Testing
+
+/// `Store.writeBatch`: a group-committed batch whose requests (nested writes) open no savepoint
+/// unless one of them fails after it has changed rows.
+@Suite("store batch")
+struct StoreBatchTests {
+    let path = TestPaths.temporaryDirectory("batch") + "/batch.sqlite"
+    let migrations = [Migration("1", "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")]
+    struct Refused: Error {}
+
+    func names(_ store: Store) throws -> [String] {
+        try store.read { db in try db.rows("SELECT name FROM items ORDER BY name").compactMap { $0[0].string } }
+    }
+
+    /// Three requests, the middle one refused after `write` (the rows it changes) and, with it, an
+    /// in-memory change undone by the store. Returns how many times the batch ran, the rows kept and
+    /// the in-memory state left.
+    func batch(refusing write: (Database) throws -> Void) throws -> (runs: Int, names: [String], state: [String]) {
+        let store = try Store(path: path, migrations: migrations)
+        var runs = 0
+        var state: [String] = []
+        func request(_ name: String, _ body: (Database) throws -> Void) {
+            _ = try? store.write { db in
+                state.append(name)
+                store.onRollback { state.removeLast() }
+                try body(db)
+            }
+        }
+        try store.writeBatch { db in
+            runs += 1
+            request("a") { db in try db.run("INSERT INTO items (name) VALUES ('a')") }
+            request("b") { db in
+                try write(db)
+                throw Refused()
+            }
+            request("c") { db in try db.run("INSERT INTO items (name) VALUES ('c')") }
+        }
+        return (runs, try names(store), state)
+    }
+
+    @Test func aRequestRefusedBeforeItWritesIsUndoneWithoutRunningTheBatchAgain() throws {
+        let result = try batch(refusing: { _ in })
+        #expect(result.runs == 1)
+        #expect(result.names == ["a", "c"])
+        #expect(result.state == ["a", "c"])
+    }
+
+    /// A statement that fails is undone by SQLite itself (here a UNIQUE violation): the request
+    /// changed no row, and the batch runs once.
+    @Test func aStatementThatFailsChangesNoRowAndTheBatchRunsOnce() throws {
+        let result = try batch(refusing: { db in try db.run("INSERT INTO items (name) VALUES ('a')") })
+        #expect(result.runs == 1)
+        #expect(result.names == ["a", "c"])
+    }
+
+    /// Without a savepoint the refused request's rows would commit with the others'; the batch is
+    /// rolled back and runs again with savepoints, and only the refused request is undone.
+    @Test func aRequestRefusedAfterItWritesSendsTheBatchRoundAgainWithSavepoints() throws {
+        let result = try batch(refusing: { db in
+            try db.run("INSERT INTO items (name) VALUES ('b')")
+            try db.run("UPDATE items SET name = 'a2' WHERE name = 'a'")
+        })
+        #expect(result.runs == 2)
+        #expect(result.names == ["a", "c"])
+        #expect(result.state == ["a", "c"])
+    }
+
+    /// A write after the batch opens savepoints again, as `write` always does.
+    @Test func writesAfterABatchUseSavepointsAgain() throws {
+        let store = try Store(path: path, migrations: migrations)
+        try store.writeBatch { _ in }
+        try store.write { db in
+            _ = try? store.write { db in
+                try db.run("INSERT INTO items (name) VALUES ('undone')")
+                throw Refused()
+            }
+            try db.run("INSERT INTO items (name) VALUES ('kept')")
+        }
+        #expect(try names(store) == ["kept"])
+    }
+}
