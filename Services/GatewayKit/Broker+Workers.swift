@@ -88,7 +88,7 @@ extension Broker {
     /// Drops services with no worker and nothing waiting, so names seen once do not pile up.
     func forgetIdleServices() {
         for name in Array(services.keys) {
-            services[name]?.dropAnswered { requests[$0] != nil }
+            services[name]?.dropAnswered(isPending: isPending)
             if let queue = services[name], queue.workers.isEmpty, queue.waitingCount == 0 { services[name] = nil }
         }
     }

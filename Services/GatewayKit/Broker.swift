@@ -280,7 +280,7 @@ public final class Broker {
             return nil
         }
         let queue = queue(for: target)
-        queue.dropAnswered { requests[$0] != nil }
+        queue.dropAnswered(isPending: isPending)
         guard queue.waitingCount < options.queueLimit else {
             refuse(sender, request, CommandError(.timeout, "service \(target) is busy: its queue is full, retry later"), seq: seq())
             return nil
@@ -306,14 +306,19 @@ public final class Broker {
         while queue.waitingCount > 0 {
             guard let worker = takeWorkerWithCredit(queue) else { return }
             guard let id = queue.dequeue() else { return }
-            guard let request = requests[id] else { continue }
+            // The two fields sent, read in place: a copy of the whole request retains each of its parts.
+            guard let index = requests.index(forKey: id) else { continue }
+            let (body, proof) = (requests.values[index].body, requests.values[index].proof)
             worker.inFlight.insert(id)
             send(to: worker.identity) { frames in
-                WorkerMessage.request(client: RequestToken.encode(id), body: request.body).write(into: &frames)
-                request.proof?.write(into: &frames)
+                WorkerMessage.request(client: RequestToken.encode(id), body: body).write(into: &frames)
+                proof?.write(into: &frames)
             }
         }
     }
+
+    /// Whether request `id` still waits for its answer (looked up without copying the request out).
+    func isPending(_ id: UInt64) -> Bool { requests.index(forKey: id) != nil }
 
     private func takeWorkerWithCredit(_ queue: ServiceQueue) -> WorkerRecord? {
         let count = queue.workers.count

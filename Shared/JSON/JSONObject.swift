@@ -56,6 +56,34 @@ public struct JSONObject: Hashable, Sendable {
         return JSONObject(members: result)
     }
 
+    /// Sorts the members in place as `sorted(keepingLast:)` returns them. An encoder's object holds
+    /// its members alone, so a small one (every reply and event) is sorted without a copy: by
+    /// insertion, stable for equal keys as the sort of `sorted` is for so few.
+    mutating func sort(keepingLast: Bool) {
+        guard members.count > 1, !isSortedOnce else { return }
+        guard members.count <= Self.sortedInPlaceUpTo else { return self = sorted(keepingLast: keepingLast) }
+        for next in 1..<members.count {
+            var slot = next
+            while slot > 0, members[slot].key.utf8.lexicographicallyPrecedes(members[slot - 1].key.utf8) {
+                members.swapAt(slot, slot - 1)
+                slot -= 1
+            }
+        }
+        var kept = 1
+        for index in 1..<members.count {
+            if members[kept - 1].key == members[index].key {
+                if keepingLast { members[kept - 1] = members[index] }
+            } else {
+                if kept != index { members[kept] = members[index] }
+                kept += 1
+            }
+        }
+        members.removeLast(members.count - kept)
+    }
+
+    /// Objects of up to this many members sort in place by insertion; larger ones are sorted anew.
+    static let sortedInPlaceUpTo = 16
+
     /// Whether sorting changes nothing: the keys' bytes ascend strictly and no two neighbours are equal
     /// as `String`s (`é` composed and not are, and `sorted(keepingLast:)` keeps one of them).
     var isSortedOnce: Bool {

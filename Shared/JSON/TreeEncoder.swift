@@ -63,7 +63,11 @@ final class TreeEncoder: Encoder {
             return .array(items)
         case .object:
             for (slot, encoder) in nested { fields[slot].value = encoder.tree() }
-            return .object(JSONObject(members: fields).sorted(keepingLast: true))
+            // Moved out, so the object holds its members alone and sorts them without a copy.
+            var object = JSONObject(members: fields)
+            fields = []
+            object.sort(keepingLast: true)
+            return .object(object)
         }
     }
 

@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A prepared statement. Owned by its `Database`, which caches and reuses it.
 public final class Statement {
@@ -18,13 +17,22 @@ public final class Statement {
         self.database = database
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        sqlite3_finalize(handle)
+        bound.deallocate()
+    }
 
+    /// The bytes of the text and blob arguments bound now, which SQLite reads in place until the
+    /// next bind (bound static). One buffer, kept and grown: SQLite's own copy of each argument
+    /// cost an allocation per argument per statement.
+    private var bound = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     /// Clears previous bindings and binds `arguments` to parameters 1...n.
     func bind(_ arguments: [any Bindable]) throws(SQLiteError) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        reserveBound(arguments.reduce(0) { $0 + $1.sqliteValue.boundByteCount })
+        var used = 0
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -33,21 +41,39 @@ public final class Statement {
             case .integer(let v): status = sqlite3_bind_int64(handle, index, v)
             case .real(let v): status = sqlite3_bind_double(handle, index, v)
             case .text(var v):
-                // The string's own UTF-8 (a small one's, on the stack), copied by SQLite: no C string made.
+                // The string's own UTF-8 (a small one's, on the stack) copied into `bound`: no C string made.
                 status = v.withUTF8 { utf8 in
-                    // An empty string has no base address, and a null pointer would bind NULL, not ''.
-                    guard let start = utf8.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
                     // Up to a NUL, as the C string bound before did (memchr: libc's vectorized scan).
-                    let count = memchr(start, 0, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) } ?? utf8.count
-                    return start.withMemoryRebound(to: CChar.self, capacity: count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(count), transient)
-                    }
+                    let count = utf8.baseAddress.flatMap { start in
+                        memchr(start, 0, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) }
+                    } ?? utf8.count
+                    // An empty string binds '' from `bound`, never a null pointer, which would bind NULL.
+                    let start = keep(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[..<count]), at: &used)
+                    return sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), Int32(count), nil)
                 }
             case .blob(let v):
-                status = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32(v.count), transient) }
+                status = v.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob(handle, index, keep(bytes, at: &used), Int32(bytes.count), nil)
+                }
             }
             guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
         }
+    }
+
+    /// Makes `bound` hold at least `count` bytes (and one, so '' has an address). Call after the
+    /// reset and clear: SQLite no longer points into it.
+    private func reserveBound(_ count: Int) {
+        guard count >= bound.count || bound.baseAddress == nil else { return }
+        bound.deallocate()
+        bound = .allocate(byteCount: max(count + 1, 2 * bound.count, 64), alignment: 8)
+    }
+
+    /// Copies `bytes` into `bound` at `used`, and returns where they now are.
+    private func keep(_ bytes: UnsafeRawBufferPointer, at used: inout Int) -> UnsafeRawPointer {
+        let start = bound.baseAddress! + used
+        if let source = bytes.baseAddress, bytes.count > 0 { start.copyMemory(from: source, byteCount: bytes.count) }
+        used += bytes.count
+        return UnsafeRawPointer(start)
     }
 
     /// Steps once; returns the row, or nil when done.
@@ -88,6 +114,17 @@ public final class Statement {
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
             return .blob(Data(bytes: bytes, count: count))
         default: return .null
+        }
+    }
+}
+
+extension Value {
+    /// The bytes binding it copies into a statement's `bound` buffer: a text's UTF-8, a blob's bytes.
+    fileprivate var boundByteCount: Int {
+        switch self {
+        case .text(let v): v.utf8.count
+        case .blob(let v): v.count
+        default: 0
         }
     }
 }
