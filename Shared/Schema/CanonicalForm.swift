@@ -8,6 +8,9 @@ import Foundation
 public enum CanonicalForm {
     /// `text` in NFC; ASCII, which is always NFC, comes back as it is without a trip through Foundation.
     public static func of(_ text: String) -> String {
-        text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
+        isASCII(text) ? text : text.precomposedStringWithCanonicalMapping
     }
+
+    /// Whether `text` is all ASCII, and so in NFC as it is.
+    public static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
 }
