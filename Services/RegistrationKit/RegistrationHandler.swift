@@ -149,9 +149,12 @@ public final class RegistrationHandler: RequestHandler {
     /// Check order as the public service: rate (3 per 10 s, 6011) before format (6023) and length (6025).
     func setMobile(_ p: DeviceMobile, in db: Database) throws -> Empty {
         let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID, in: db)
-        guard mobileLimiter.allow(registrationID, now: clock()) else {
+        let now = clock()
+        guard mobileLimiter.allow(registrationID, now: now) else {
             throw CommandError(.tooFrequent, "mobile number set more than 3 times in 10 s, try later")
         }
+        // A refused request still counts; one whose whole batch rolled back (to run again) does not.
+        storage.store.onTransactionRollback { [unowned self] in mobileLimiter.takeBack(registrationID, now: now) }
         let mobile = try Validate.mobile(p.mobile)
         try devices.set(db, .mobile, to: mobile, registrationID: registrationID, now: clock())
         return Empty()

@@ -93,22 +93,21 @@ public final class TaggingHandler: RequestHandler {
         let device = try entry(db, keys)
         let held = device.tags
         let bound = Set(held)
-        var added: [String] = []
-        var removed: [String] = []
+        let toUnbind: [String], toBind: [String]
         switch change {
-        case .add:
-            added = try tags.bind(db, device: device.id, appKey: keys.app, names: names.filter { !bound.contains($0) })
+        case .add: (toUnbind, toBind) = ([], names.filter { !bound.contains($0) })
         case .set:
             let keep = Set(names)
-            removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: held.filter { !keep.contains($0) })
-            added = try tags.bind(db, device: device.id, appKey: keys.app, names: names.filter { !bound.contains($0) })
-        case .delete:
-            removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: names.filter { bound.contains($0) })
+            (toUnbind, toBind) = (held.filter { !keep.contains($0) }, names.filter { !bound.contains($0) })
+        case .delete: (toUnbind, toBind) = (names.filter { bound.contains($0) }, [])
         }
-        let count = held.count + added.count - removed.count
+        // Refused before anything is written, so a batch has nothing of this request to undo.
+        let count = held.count + toBind.count - toUnbind.count
         guard count <= TagRules.maxTagsPerDevice else {
             throw CommandError(.deviceTagLimit, "the device would hold \(count) tags; at most \(TagRules.maxTagsPerDevice)")
         }
+        let removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: toUnbind)
+        let added = try tags.bind(db, device: device.id, appKey: keys.app, names: toBind)
         if !added.isEmpty || !removed.isEmpty {
             try tags.setNames(db, device: device.id, to: bound.subtracting(removed).union(added))
             try announce(db, keys, added: added, removed: removed)

@@ -31,6 +31,14 @@ public struct RateLimiter: Sendable {
         }
     }
 
+    /// Takes back the last call `allow` recorded for `key` at `now`: for a call whose whole
+    /// transaction rolled back, so it never happened. Calls taken back newest first restore the
+    /// limiter as it was.
+    public mutating func takeBack(_ key: String, now: Double) {
+        let limit = limit
+        calls.update(key.hashValue, now: Self.milliseconds(now), make: RecentCalls.init) { $0.takeBackLast(limit: limit) }
+    }
+
     /// How many keys are remembered (for tests and metrics).
     public var trackedKeys: Int { calls.count }
 
@@ -53,5 +61,11 @@ struct RecentCalls: Sendable {
         times[next] = now
         next = (next + 1) % limit
         return true
+    }
+
+    /// Forgets the call `admit` recorded last.
+    mutating func takeBackLast(limit: Int) {
+        next = (next + limit - 1) % limit
+        times[next] = -.infinity
     }
 }

@@ -133,9 +133,13 @@ public final class Store {
             defer { nestedWritesUseSavepoints = true }
             return try write(body)
         } catch is UndoneWithoutSavepoint {
+            batchesRunAgain += 1
             return try write(body)
         }
     }
+
+    /// How many batches `writeBatch` rolled back and ran again since the store opened.
+    public private(set) var batchesRunAgain = 0
 
     /// Whether a nested write opens a savepoint (it does, but in `writeBatch`'s first attempt).
     private var nestedWritesUseSavepoints = true
@@ -196,6 +200,14 @@ public final class Store {
     public func afterCommit(_ work: @escaping () -> Void) {
         guard !afterLevels.isEmpty else { return work() }
         afterLevels[afterLevels.count - 1].append(work)
+    }
+
+    /// Registers how to undo an in-memory change that stands even when its request is refused, such
+    /// as a rate limiter's count, but not when the whole transaction rolls back (a batch run again,
+    /// a failed commit): it runs then, and is dropped once the transaction commits.
+    public func onTransactionRollback(_ undo: @escaping () -> Void) {
+        guard !undoLevels.isEmpty else { return }
+        undoLevels[0].append(undo)
     }
 
     /// Registers how to undo an in-memory change made alongside the current write: it runs if the

@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 import SQLite
 import Testing
 
@@ -65,6 +66,29 @@ struct StoreBatchTests {
         #expect(result.runs == 2)
         #expect(result.names == ["a", "c"])
         #expect(result.state == ["a", "c"])
+    }
+
+    /// A rate limiter's count stands when its request is refused, and is taken back when the
+    /// whole batch rolls back to run again: the second run counts each call once, not twice.
+    @Test func aBatchRunAgainCountsEachRateLimitedCallOnce() throws {
+        let store = try Store(path: path, migrations: migrations)
+        var limiter = RateLimiter(limit: 3, window: 10)
+        var allowed: [Bool] = []
+        try store.writeBatch { db in
+            allowed = []
+            for name in ["a", "b", "c"] {
+                _ = try? store.write { db in
+                    let ok = limiter.allow("device", now: 100)
+                    allowed.append(ok)
+                    if ok { store.onTransactionRollback { limiter.takeBack("device", now: 100) } }
+                    try db.run("INSERT INTO items (name) VALUES (?)", name)
+                    if name == "b" { throw Refused() }
+                }
+            }
+        }
+        #expect(allowed == [true, true, true], "the run again is allowed all three calls")
+        #expect(try names(store) == ["a", "c"])
+        #expect(limiter.allow("device", now: 100) == false, "three calls counted, the refused one included")
     }
 
     /// A write after the batch opens savepoints again, as `write` always does.
