@@ -8,7 +8,7 @@ import Foundation
 public enum EventSeal {
     /// The proof frame for `event` published under `topic` by `publisher`, whose credential is `key`.
     public static func proof(topic: String, event: Data, publisher: String, key: String) -> Data {
-        Proof(principal: .service(name: publisher), key: key, command: topic, payload: event).frame
+        Proof.frame(principal: .service(name: publisher), key: key, command: topic, payload: event)
     }
 }
 

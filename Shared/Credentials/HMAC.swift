@@ -18,6 +18,26 @@ public enum HMAC {
     }
 
     private static func sha256Hex(key: String, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data) -> String {
+        withDigest(key: key, head: head, separator: separator, body: body) { hex($0) }
+    }
+
+    /// Appends the hex HMAC of `head`'s UTF-8, `separator` and `body` to `text`: the same digits as
+    /// `sha256Hex(key:head:separator:body:)`, with no string made for them.
+    static func appendSHA256Hex(key: String, head: String, separator: UInt8, body: Data, to text: inout Data) {
+        var head = head
+        head.withUTF8 { head in
+            withDigest(key: key, head: UnsafeRawBufferPointer(head), separator: separator, body: body) { digest in
+                for byte in digest {
+                    text.append(hexDigits[Int(byte >> 4)])
+                    text.append(hexDigits[Int(byte & 0x0F)])
+                }
+            }
+        }
+    }
+
+    /// Calls `use` with the 32-byte HMAC-SHA256, kept on the stack.
+    private static func withDigest<T>(key: String, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data,
+                                      _ use: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         var key = key
         let separatorLength = separator == nil ? 0 : 1
         var separator = separator ?? 0
@@ -30,7 +50,7 @@ public enum HMAC {
             }
             // Only a libcrypto without HMAC or SHA-256 fails here, and then nothing can be signed.
             precondition(signed == 1, "libcrypto could not compute HMAC-SHA256")
-            return hex(UnsafeBufferPointer(digest))
+            return use(UnsafeBufferPointer(digest))
         }
     }
 

@@ -18,6 +18,16 @@ public enum Principal: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Appends `description`'s UTF-8 to `bytes`.
+    func appendUTF8(to bytes: inout Data) {
+        switch self {
+        case .device(let id): bytes.append(contentsOf: "device:".utf8); bytes.append(contentsOf: id.utf8)
+        case .app(let key): bytes.append(contentsOf: "app:".utf8); bytes.append(contentsOf: key.utf8)
+        case .admin: bytes.append(contentsOf: "admin".utf8)
+        case .service(let name): bytes.append(contentsOf: "service:".utf8); bytes.append(contentsOf: name.utf8)
+        }
+    }
+
     init?(_ text: Substring) {
         if text == "admin" { self = .admin }
         else if text.hasPrefix("device:"), text.count > 7 { self = .device(registrationID: String(text.dropFirst(7))) }
@@ -62,6 +72,17 @@ public struct Proof: Equatable, Sendable {
     }
 
     public var frame: Data { Data("v1 \(principal) \(signature)".utf8) }
+
+    /// The frame of `Proof(principal:key:command:payload:)`, written straight into one buffer: no
+    /// signature text, principal text or joined string made on the way (a publisher seals every event).
+    public static func frame(principal: Principal, key: String, command: String, payload: Data) -> Data {
+        var frame = Data(capacity: 160)
+        frame.append(contentsOf: "v1 ".utf8)
+        principal.appendUTF8(to: &frame)
+        frame.append(UInt8(ascii: " "))
+        HMAC.appendSHA256Hex(key: key, head: command, separator: 0x0A, body: payload, to: &frame)
+        return frame
+    }
 
     /// The signature's first 64 bits, which name the proof where it is remembered (an HMAC is
     /// uniform and unforgeable without its key, so 64 bits tell proofs apart): the gateway's replay

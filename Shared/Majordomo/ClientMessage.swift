@@ -39,7 +39,7 @@ public struct ClientMessage: Equatable, Sendable {
         guard rest.popFirst() == MDP.client else { throw MDPError("not an MDPC01 message") }
         guard let nameFrame = rest.popFirst() else { throw MDPError("no service frame") }
         guard !nameFrame.isEmpty, nameFrame.count <= MDP.maxServiceNameBytes,
-              let service = String(data: nameFrame, encoding: .utf8) else {
+              let service = String(validating: nameFrame, as: UTF8.self) else {
             throw MDPError("service name must be 1...\(MDP.maxServiceNameBytes) bytes of UTF-8")
         }
         self.service = service

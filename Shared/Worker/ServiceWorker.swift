@@ -240,7 +240,7 @@ public final class ServiceWorker {
     /// gateway verified the proof, made at `ts`, and forwards both). A proof is recorded in the ledger
     /// outside the request's savepoint, so it is remembered even when the request is refused.
     private func answer(_ body: [Data], _ db: Database) -> Data {
-        guard body.count == 2 || body.count == 4, let command = String(data: body[0], encoding: .utf8) else {
+        guard body.count == 2 || body.count == 4, let command = String(validating: body[0], as: UTF8.self) else {
             return WireCodec.errorReply(.invalid("a request body is two frames, command and JSON payload, then the proof and its ts if signed"))
         }
         var principal: Principal?

@@ -69,6 +69,20 @@ struct CredentialsTests {
         #expect(HMAC.sha256Hex(key: "", message: "") == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
+    /// The frame written in one buffer (each event's seal) is the frame of the proof made the long way.
+    @Test func aFrameWrittenInPlaceIsTheProofsFrame() {
+        let principals: [Principal] = [.admin, .app(appKey: "ak"), .device(registrationID: "r-标签-1"), .service(name: "tagging/1")]
+        for principal in principals {
+            for (command, payload) in [("tags.changed", #"{"ts":1}"#), ("", ""), ("标签", "\u{0}")] {
+                #expect(Proof.frame(principal: principal, key: "k", command: command, payload: Data(payload.utf8))
+                    == Proof(principal: principal, key: "k", command: command, payload: Data(payload.utf8)).frame)
+            }
+        }
+        let sealed = EventSeal.proof(topic: "tags.changed", event: Data("{}".utf8), publisher: "tagging/0", key: "k")
+        #expect(Proof(frame: sealed) == Proof(principal: .service(name: "tagging/0"), key: "k", command: "tags.changed",
+                                              payload: Data("{}".utf8)))
+    }
+
     @Test func aProofFrameParsesOnlyInItsOneShape() {
         let signature = String(repeating: "0123456789abcdef", count: 4)
         let proof = Proof(frame: Data("v1 device:r1 \(signature)".utf8))
