@@ -23,7 +23,7 @@ public enum HMAC {
 
     /// Appends the hex HMAC of `head`'s UTF-8, `separator` and `body` to `text`: the same digits as
     /// `sha256Hex(key:head:separator:body:)`, with no string made for them.
-    static func appendSHA256Hex(key: String, head: String, separator: UInt8, body: Data, to text: inout Data) {
+    static func appendSHA256Hex(key: String, head: String, separator: UInt8, body: Data, to text: inout [UInt8]) {
         var head = head
         head.withUTF8 { head in
             withDigest(key: key, head: UnsafeRawBufferPointer(head), separator: separator, body: body) { digest in

@@ -31,7 +31,8 @@ public final class Statement {
     func bind(_ arguments: [any Bindable]) throws(SQLiteError) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-        reserveBound(arguments.reduce(0) { $0 + $1.sqliteValue.boundByteCount })
+        // Read once into a local: each use of the class's property would be checked for exclusive access.
+        let buffer = reserveBound(arguments.reduce(0) { $0 + $1.sqliteValue.boundByteCount })
         var used = 0
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
@@ -48,29 +49,33 @@ public final class Statement {
                         memchr(start, 0, utf8.count).map { UnsafeRawPointer($0) - UnsafeRawPointer(start) }
                     } ?? utf8.count
                     // An empty string binds '' from `bound`, never a null pointer, which would bind NULL.
-                    let start = keep(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[..<count]), at: &used)
+                    let text = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(utf8)[..<count])
+                    let start = Self.keep(text, in: buffer, at: &used)
                     return sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), Int32(count), nil)
                 }
             case .blob(let v):
                 status = v.withUnsafeBytes { bytes in
-                    sqlite3_bind_blob(handle, index, keep(bytes, at: &used), Int32(bytes.count), nil)
+                    sqlite3_bind_blob(handle, index, Self.keep(bytes, in: buffer, at: &used), Int32(bytes.count), nil)
                 }
             }
             guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
         }
     }
 
-    /// Makes `bound` hold at least `count` bytes (and one, so '' has an address). Call after the
+    /// `bound`, made to hold at least `count` bytes (and one, so '' has an address). Call after the
     /// reset and clear: SQLite no longer points into it.
-    private func reserveBound(_ count: Int) {
-        guard count >= bound.count || bound.baseAddress == nil else { return }
-        bound.deallocate()
-        bound = .allocate(byteCount: max(count + 1, 2 * bound.count, 64), alignment: 8)
+    private func reserveBound(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        let current = bound
+        guard count >= current.count || current.baseAddress == nil else { return current }
+        current.deallocate()
+        bound = .allocate(byteCount: max(count + 1, 2 * current.count, 64), alignment: 8)
+        return bound
     }
 
-    /// Copies `bytes` into `bound` at `used`, and returns where they now are.
-    private func keep(_ bytes: UnsafeRawBufferPointer, at used: inout Int) -> UnsafeRawPointer {
-        let start = bound.baseAddress! + used
+    /// Copies `bytes` into `buffer` at `used`, and returns where they now are.
+    private static func keep(_ bytes: UnsafeRawBufferPointer, in buffer: UnsafeMutableRawBufferPointer,
+                             at used: inout Int) -> UnsafeRawPointer {
+        let start = buffer.baseAddress! + used
         if let source = bytes.baseAddress, bytes.count > 0 { start.copyMemory(from: source, byteCount: bytes.count) }
         used += bytes.count
         return UnsafeRawPointer(start)
