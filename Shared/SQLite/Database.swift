@@ -11,7 +11,7 @@ public final class Database {
     let handle: OpaquePointer
     /// Statements kept prepared, at most 512; past it the cache starts over, so queries built with
     /// a varying shape (IN lists of any length) cannot grow it without bound.
-    private var statements = StartOverCache<String, Statement>(limit: 512)
+    private var statements = StartOverCache<StatementKey, Statement>(limit: 512)
     private var savepointDepth = 0
 
     /// Opens (creating if needed) the database at `path`; ":memory:" gives a private in-memory one.
@@ -148,9 +148,10 @@ public final class Database {
     public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> Statement {
-        if let cached = statements[sql] { return cached }
+        let key = StatementKey(sql: sql)
+        if let cached = statements[key] { return cached }
         let statement = try Statement(database: self, sql: sql)
-        statements.insert(statement, forKey: sql)
+        statements.insert(statement, forKey: key)
         return statement
     }
 

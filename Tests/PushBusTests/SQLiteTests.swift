@@ -230,3 +230,22 @@ struct SQLiteTests {
         }
     }
 }
+
+/// The prepared-statement cache's key: equal texts are one key, texts that differ only where its
+/// hash does not look are still two.
+@Suite("statement key")
+struct StatementKeyTests {
+    @Test func textsAreOneKeyOnlyWhenEqual() throws {
+        let store = try Store(path: TestPaths.temporaryDirectory("statement-key") + "/k.sqlite",
+                              migrations: [Migration("1", "CREATE TABLE t (a INTEGER, b INTEGER, c INTEGER)")])
+        // Same length, same start, middle and end: only the bytes between the samples differ.
+        let first = "SELECT    a FROM t WHERE a IS NOT NULL AND 1 = 1 ORDER BY a"
+        let second = "SELECT    b FROM t WHERE a IS NOT NULL AND 1 = 1 ORDER BY a"
+        #expect(first.utf8.count == second.utf8.count)
+        try store.write { db in try db.run("INSERT INTO t VALUES (1, 2, 3)") }
+        let values = try store.read { db in
+            [try db.value(first), try db.value(second), try db.value(String(first)), try db.value("SELECT c FROM t")]
+        }
+        #expect(values == [.integer(1), .integer(2), .integer(1), .integer(3)])
+    }
+}
