@@ -36,6 +36,7 @@ bench: release
 	./Tools/bench-channel.sh
 	./Tools/bench-stack.sh
 	./Tools/bench-allocations.sh
+	./Tools/bench-instructions.sh
 	.build/release/bench-tagging
 	.build/release/bench-badge
 	.build/release/bench-scheduler

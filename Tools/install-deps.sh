@@ -4,13 +4,14 @@
 # interop MDP client), kubernetes-validate (the manifest checks) and hypercorn, h2 and cryptography
 # (the APNs stand-in, Tests/apns), the official EngageLab and JPush server SDKs and
 # openapi-spec-validator (the REST API, Tests/api), websockets (the device channel, Tests/channel); for
-# the benchmarks nghttpd, h2load and gcc. Does nothing when all is there.
+# the benchmarks nghttpd, h2load, gcc and valgrind. Does nothing when all is there.
 set -euo pipefail
 
 packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev)
-# The benchmarks' APNs stand-in (nghttpd) and its ceiling (h2load), and a C compiler for the
-# allocation counter that bench-allocations preloads (Tools/MallocCount).
-if [ "${1:-}" = "--bench" ]; then packages+=(nghttp2-server nghttp2-client gcc); fi
+# The benchmarks' APNs stand-in (nghttpd) and its ceiling (h2load), a C compiler for the
+# allocation counter that bench-allocations preloads (Tools/MallocCount), and valgrind, whose
+# callgrind counts bench-instructions' instructions.
+if [ "${1:-}" = "--bench" ]; then packages+=(nghttp2-server nghttp2-client gcc valgrind); fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
