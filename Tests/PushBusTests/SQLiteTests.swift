@@ -248,4 +248,16 @@ struct StatementKeyTests {
         }
         #expect(values == [.integer(1), .integer(2), .integer(1), .integer(3)])
     }
+
+    /// U+F900 and U+8C48 are one character to `String ==` (canonically equivalent) and three bytes
+    /// each: placed between the hash's samples they hash alike, and only a byte comparison keeps
+    /// the two statements apart, as SQLite sees them.
+    @Test func twoSpellingsOfOneTextAreTwoStatements() throws {
+        let store = try Store(path: TestPaths.temporaryDirectory("statement-key") + "/spellings.sqlite", migrations: [])
+        let compatibility = "SELECT '\u{F900}' AS x, 'a long enough text to sample' AS y"
+        let unified = "SELECT '\u{8C48}' AS x, 'a long enough text to sample' AS y"
+        #expect(compatibility == unified && compatibility.utf8.count == unified.utf8.count)
+        let values = try store.read { db in [try db.value(compatibility), try db.value(unified)] }
+        #expect(values.map { Array($0.string?.utf8 ?? "".utf8) } == [[0xEF, 0xA4, 0x80], [0xE8, 0xB1, 0x88]])
+    }
 }
