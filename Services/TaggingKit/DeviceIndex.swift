@@ -29,12 +29,25 @@ struct DeviceIndex {
     /// it: only a device's own request, whose proof registration's secret made, may make it known); 1008 when it belongs to another app, or when it was
     /// deleted (whoever signed: a deleted device never comes back).
     func entry(_ db: Database, registrationID: String, appKey: String, mayCreate: Bool = true) throws -> Entry {
+        if let found = try existing(db, registrationID: registrationID, appKey: appKey, mayCreate: mayCreate) { return found }
+        return try create(db, registrationID: registrationID, appKey: appKey)
+    }
+
+    /// The device's entry, or nil when it has none yet and one may be made: `entry`'s checks (1008
+    /// for another app's device or a deleted one, 6017 where none may be made), nothing written. A
+    /// request that may still be refused makes its entry only once it will not be.
+    func existing(_ db: Database, registrationID: String, appKey: String, mayCreate: Bool) throws -> Entry? {
         if let found = try find(db, registrationID: registrationID) {
             guard found.appKey == appKey else { throw CommandError(.appKeyInvalid, "registration_id belongs to another app_key") }
             return found
         }
         guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
         guard mayCreate else { throw CommandError.invalid("unknown registration_id: no device of this app_key is registered with it") }
+        return nil
+    }
+
+    /// Makes the entry of a device that has none (see `existing`).
+    func create(_ db: Database, registrationID: String, appKey: String) throws -> Entry {
         try db.run("INSERT INTO devices (registration_id, app_key) VALUES (?, ?)", registrationID, appKey)
         return Entry(id: db.lastInsertRowID, appKey: appKey, alias: nil, tagText: "")
     }

@@ -8,11 +8,13 @@ extension TaggingHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         let alias = try TagRules.validateAlias(p.alias)
         try countSet(keys.id)
-        let device = try entry(db, keys)
-        guard device.alias != alias else { return AliasReply(alias: alias) }
+        let existing = try devices.existing(db, registrationID: keys.id, appKey: keys.app, mayCreate: !signedByApp)
+        guard existing?.alias != alias else { return AliasReply(alias: alias) }
         guard try devices.countDevices(db, appKey: keys.app, alias: alias) < aliasMaxDevices else {
             throw CommandError(.invalidRequest, "alias is already bound to \(aliasMaxDevices) devices, the most allowed")
         }
+        // A new device's entry is made only now, past the last refusal: a batch has nothing to undo.
+        let device = try existing ?? devices.create(db, registrationID: keys.id, appKey: keys.app)
         try devices.setAlias(db, device: device.id, alias: alias)
         try outbox.append(AliasChangedEvent(appKey: keys.app, registrationID: keys.id, alias: alias, previous: device.alias), in: db)
         return AliasReply(alias: alias)
