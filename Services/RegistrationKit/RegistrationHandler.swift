@@ -12,7 +12,7 @@ public final class RegistrationHandler: RequestHandler {
     public let service = Service.registration
     public let storage: ServiceStorage
     let devices = DeviceStore()
-    private var mobileLimiter = RateLimiter(limit: 3, window: 10)
+    private let mobileLimiter: RequestRateLimiter
     let clock: @Sendable () -> Double
     /// The shard this handler serves; the registration IDs it gives out hash to it.
     private let shard: ShardLayout
@@ -23,6 +23,7 @@ public final class RegistrationHandler: RequestHandler {
     public init(path: String, secrets: Secrets, publisher: String = "registration", shard: ShardLayout = ShardLayout(),
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         storage = try ServiceStorage(path: path, migrations: RegistrationSchema.migrations, publisher: publisher)
+        mobileLimiter = RequestRateLimiter(limit: 3, window: 10, store: storage.store)
         self.secrets = secrets
         self.shard = shard
         self.clock = clock
@@ -149,12 +150,9 @@ public final class RegistrationHandler: RequestHandler {
     /// Check order as the public service: rate (3 per 10 s, 6011) before format (6023) and length (6025).
     func setMobile(_ p: DeviceMobile, in db: Database) throws -> Empty {
         let registrationID = try owned(appKey: p.appKey, registrationID: p.registrationID, in: db)
-        let now = clock()
-        guard mobileLimiter.allow(registrationID, now: now) else {
+        guard mobileLimiter.allow(registrationID, now: clock()) else {
             throw CommandError(.tooFrequent, "mobile number set more than 3 times in 10 s, try later")
         }
-        // A refused request still counts; one whose whole batch rolled back (to run again) does not.
-        storage.store.onTransactionRollback { [unowned self] in mobileLimiter.takeBack(registrationID, now: now) }
         let mobile = try Validate.mobile(p.mobile)
         try devices.set(db, .mobile, to: mobile, registrationID: registrationID, now: clock())
         return Empty()

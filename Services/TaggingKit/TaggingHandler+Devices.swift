@@ -57,11 +57,8 @@ extension TaggingHandler {
 
     /// Counts one tag/alias set of the device against its rate limit (6011 when over).
     func countSet(_ registrationID: String) throws(CommandError) {
-        let now = clock()
-        guard setLimiter.allow(registrationID, now: now) else {
+        guard setLimiter.allow(registrationID, now: clock()) else {
             throw CommandError(.tooFrequent, "more than 10 tag/alias sets in 10 s from this device, try later")
         }
-        // A refused request still counts; one whose whole batch rolled back (to run again) does not.
-        storage.store.onTransactionRollback { [unowned self] in setLimiter.takeBack(registrationID, now: now) }
     }
 }

@@ -20,7 +20,7 @@ public final class TaggingHandler: RequestHandler {
     let audienceIndex: AudienceIndex
     let channels = ChannelStore()
     /// More than 10 tag/alias sets in 10 s from one device is 6011.
-    var setLimiter = RateLimiter(limit: 10, window: 10)
+    let setLimiter: RequestRateLimiter
     /// Whether the request being handled was signed by its app's server rather than the device.
     var signedByApp = false
     /// The earliest channel expiry, so the worker wakes to purge it; recomputed after channel writes.
@@ -37,6 +37,7 @@ public final class TaggingHandler: RequestHandler {
         storage = try ServiceStorage(path: path, migrations: TaggingSchema.migrations, publisher: publisher)
         audienceIndex = try AudienceIndex(store: storage.store)
         tags = TagStore(store: storage.store)
+        setLimiter = RequestRateLimiter(limit: 10, window: 10, store: storage.store)
         self.aliasMaxDevices = aliasMaxDevices
         self.clock = clock
         nextExpiry = try storage.store.read { db in try channels.nextExpiry(db) }

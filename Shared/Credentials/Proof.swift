@@ -10,15 +10,13 @@ public enum Principal: Hashable, Sendable, CustomStringConvertible {
     case service(name: String)
 
     public var description: String {
-        switch self {
-        case .device(let id): "device:\(id)"
-        case .app(let key): "app:\(key)"
-        case .admin: "admin"
-        case .service(let name): "service:\(name)"
-        }
+        var bytes: [UInt8] = []
+        appendUTF8(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `description`'s UTF-8 to `bytes`.
+    /// Appends the principal as a proof names it (`device:<id>`, `app:<key>`, `admin`,
+    /// `service:<name>`), its `description`, as UTF-8.
     func appendUTF8(to bytes: inout [UInt8]) {
         switch self {
         case .device(let id): bytes.append(contentsOf: "device:".utf8); bytes.append(contentsOf: id.utf8)
@@ -71,18 +69,23 @@ public struct Proof: Equatable, Sendable {
         HMAC.sha256Hex(key: key, head: command, separator: 0x0A, body: payload)
     }
 
-    public var frame: Data { Data("v1 \(principal) \(signature)".utf8) }
+    public var frame: Data { Self.frame(principal) { $0.append(contentsOf: signature.utf8) } }
 
-    /// The frame of `Proof(principal:key:command:payload:)`, written straight into one buffer: no
-    /// signature text, principal text or joined string made on the way (a publisher seals every event).
+    /// The frame of `Proof(principal:key:command:payload:)`, with the signature's digits written
+    /// straight into it: no signature text made on the way (a publisher seals every event).
     public static func frame(principal: Principal, key: String, command: String, payload: Data) -> Data {
-        // Bytes first, then one Data: appending to a Data byte by byte cost more than the strings.
+        frame(principal) { HMAC.appendSHA256Hex(key: key, head: command, separator: 0x0A, body: payload, to: &$0) }
+    }
+
+    /// `v1 <principal> <signature>`, the signature appended by `appendSignature`: bytes first, then
+    /// one Data (appending to a Data byte by byte cost more than the strings it saved).
+    private static func frame(_ principal: Principal, appendSignature: (inout [UInt8]) -> Void) -> Data {
         var frame: [UInt8] = []
         frame.reserveCapacity(160)
         frame.append(contentsOf: "v1 ".utf8)
         principal.appendUTF8(to: &frame)
         frame.append(UInt8(ascii: " "))
-        HMAC.appendSHA256Hex(key: key, head: command, separator: 0x0A, body: payload, to: &frame)
+        appendSignature(&frame)
         return Data(frame)
     }
 

@@ -9,18 +9,15 @@ struct StatementKey: Hashable {
     let sql: String
 
     static func == (a: StatementKey, b: StatementKey) -> Bool {
-        let compared: Bool?? = a.sql.utf8.withContiguousStorageIfAvailable { x in
-            b.sql.utf8.withContiguousStorageIfAvailable { y in
-                guard x.count == y.count else { return false }
-                guard let left = x.baseAddress, let right = y.baseAddress, left != right else { return true }
-                return memcmp(left, right, x.count) == 0
-            }
+        var (x, y) = (a.sql, b.sql)
+        return x.withUTF8 { x in
+            y.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
         }
-        return (compared ?? nil) ?? a.sql.utf8.elementsEqual(b.sql.utf8)
     }
 
     func hash(into hasher: inout Hasher) {
-        let sampled: Void? = sql.utf8.withContiguousStorageIfAvailable { bytes in
+        var sql = sql
+        sql.withUTF8 { bytes in
             hasher.combine(bytes.count)
             guard bytes.count >= 8, let start = bytes.baseAddress else { return hasher.combine(bytes: UnsafeRawBufferPointer(bytes)) }
             func word(endingAt end: Int) -> UInt64 { UnsafeRawPointer(start + end - 8).loadUnaligned(as: UInt64.self) }
@@ -28,7 +25,5 @@ struct StatementKey: Hashable {
             hasher.combine(word(endingAt: max(8, bytes.count / 2)))
             hasher.combine(word(endingAt: bytes.count))
         }
-        // A text not stored contiguously (bridged) is hashed whole.
-        if sampled == nil { hasher.combine(sql) }
     }
 }

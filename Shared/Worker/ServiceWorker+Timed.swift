@@ -16,6 +16,7 @@ extension ServiceWorker {
         guard Clock.milliseconds() >= nextMetrics else { return }
         nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
         let topic = WorkerMetrics.topicPrefix + service
+        metrics.batchesRunAgain = storage.store.batchesRunAgain
         let counters = WireCodec.encode(metrics)
         let proof = EventSeal.proof(topic: topic, event: counters, publisher: service, key: credential)
         try? socket.send(Message([Data(topic.utf8), counters, proof]), wait: false)

@@ -127,7 +127,7 @@ public final class ServiceWorker {
         }
         try? broker.send(WorkerMessage.disconnect.frames, wait: false)
         broker.close()
-        logger.info("worker stopped", ["service": service, "batches": metrics.batches, "batches.run_again": metrics.batchesRunAgain,
+        logger.info("worker stopped", ["service": service, "batches": metrics.batches, "batches.run_again": storage.store.batchesRunAgain,
                                        "requests": metrics.requests,
                                        "batch.mean": metrics.batches == 0 ? 0 : metrics.requests / metrics.batches])
     }
@@ -170,7 +170,6 @@ public final class ServiceWorker {
             let replies = answer(part.map(\.body), until: Clock.milliseconds() + Int64(options.heartbeatMilliseconds / 2))
             metrics.batchLatency.record(seconds: Double(Clock.microseconds() - started) / 1_000_000)
             metrics.batches += 1
-            metrics.batchesRunAgain = storage.store.batchesRunAgain
             metrics.requests += replies.count
             for reply in replies { metrics.codes[String(ReplySniffer.code(reply) ?? -1), default: 0] += 1 }
             for (item, reply) in zip(part, replies) {
