@@ -1,3 +1,4 @@
+import JSON
 import Schema
 import SQLite
 
@@ -55,7 +56,7 @@ final class TagStore {
     /// The tags in a device row's `tags` text, sorted as SQLite sorts text (by UTF-8 bytes).
     static func names(in text: String) -> [String] {
         guard !text.isEmpty else { return [] }
-        return text.split(separator: separator).map(String.init).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return text.split(separator: separator).map(String.init).sorted { $0.precedesInByteOrder($1) }
     }
 
     /// Records the device's tags after a change (in any order: `names(in:)` sorts them).

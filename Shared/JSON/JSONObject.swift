@@ -44,7 +44,7 @@ public struct JSONObject: Hashable, Sendable {
         guard members.count > 1 else { return self }
         let order = members.indices.sorted { a, b in
             let (x, y) = (members[a].key, members[b].key)
-            return x.utf8.lexicographicallyPrecedes(y.utf8) || (x == y && a < b)
+            return x.precedesInByteOrder(y) || (x == y && a < b)
         }
         var result: [(key: String, value: JSONValue)] = []
         result.reserveCapacity(order.count)
@@ -64,7 +64,7 @@ public struct JSONObject: Hashable, Sendable {
         guard members.count <= Self.sortedInPlaceUpTo else { return self = sorted(keepingLast: keepingLast) }
         for next in 1..<members.count {
             var slot = next
-            while slot > 0, members[slot].key.utf8.lexicographicallyPrecedes(members[slot - 1].key.utf8) {
+            while slot > 0, members[slot].key.precedesInByteOrder(members[slot - 1].key) {
                 members.swapAt(slot, slot - 1)
                 slot -= 1
             }
@@ -88,7 +88,7 @@ public struct JSONObject: Hashable, Sendable {
     /// as `String`s (`é` composed and not are, and `sorted(keepingLast:)` keeps one of them).
     var isSortedOnce: Bool {
         members.indices.dropFirst().allSatisfy {
-            members[$0 - 1].key.utf8.lexicographicallyPrecedes(members[$0].key.utf8) && members[$0 - 1].key != members[$0].key
+            members[$0 - 1].key.precedesInByteOrder(members[$0].key) && members[$0 - 1].key != members[$0].key
         }
     }
 

@@ -22,7 +22,8 @@ struct JSONParser {
         }.get()
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
+    /// The document in `bytes`, as `parse(_:)` reads a `Data`.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes)
         parser.skipSpace()
         let value = try parser.value(depth: 0)

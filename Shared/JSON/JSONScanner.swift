@@ -91,6 +91,36 @@ public enum JSONScanner {
         }
     }
 
+    /// Calls `visit` with each item of the array in `bytes`, in order, as a `Member` with an empty
+    /// key; returns false when the document is not an array in the scanner's subset.
+    static func items(of bytes: UnsafeRawBufferPointer, _ visit: (Member) -> Void) -> Bool {
+        var cursor = Cursor(bytes: bytes)
+        cursor.skipSpace()
+        guard cursor.peek == UInt8(ascii: "[") else { return false }
+        cursor.index += 1
+        cursor.skipSpace()
+        if cursor.peek == UInt8(ascii: "]") {
+            cursor.index += 1
+            return cursor.atEndAfterSpace
+        }
+        while true {
+            cursor.skipSpace()
+            let start = cursor.index
+            guard let (kind, escaped) = cursor.value(depth: 1) else { return false }
+            let range = kind == .string ? (start + 1)..<(cursor.index - 1) : start..<cursor.index
+            visit(Member(key: UnsafeRawBufferPointer(rebasing: bytes[start..<start]), kind: kind,
+                         value: UnsafeRawBufferPointer(rebasing: bytes[range]), keyHasEscape: false, valueHasEscape: escaped))
+            cursor.skipSpace()
+            switch cursor.peek {
+            case UInt8(ascii: ","): cursor.index += 1
+            case UInt8(ascii: "]"):
+                cursor.index += 1
+                return cursor.atEndAfterSpace
+            default: return false
+            }
+        }
+    }
+
     /// A position in the document; every method returns nil (or false) outside the subset.
     private struct Cursor {
         let bytes: UnsafeRawBufferPointer

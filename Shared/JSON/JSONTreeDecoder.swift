@@ -1,6 +1,7 @@
 import Foundation
 
-/// The wire's JSON decoder: a strict parser and a Decoder over its tree, throwing the same
+/// The wire's JSON decoder: a strict parser and a Decoder over its tree (or, for the plain documents
+/// most requests are, `ScanDecoder` over the bytes themselves), throwing the same
 /// `DecodingError` cases as Foundation's `JSONDecoder` (so `WireCodec` tells a missing field from a
 /// wrong type the same way), at a fraction of the cost. `WireCodec.decode` uses it.
 public struct JSONTreeDecoder {
@@ -10,6 +11,13 @@ public struct JSONTreeDecoder {
     /// for bytes that are not JSON (or a number that does not fit), key not found, value not found for
     /// a null, type mismatch. Never traps on any input.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        // A request in the plain subset is read in place; the rest, and any that fails, from the tree.
+        if T.self != JSONValue.self, let value = data.withUnsafeBytes({ ScanDecoder.decode(type, from: $0) }) { return value }
+        return try decodeFromTree(type, from: data)
+    }
+
+    /// `decode` without the in-place reading: what it gives for every document.
+    func decodeFromTree<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let tree: JSONValue
         do throws(JSONParser.Failure) {
             tree = try JSONParser.parse(data)

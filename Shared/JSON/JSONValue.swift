@@ -30,6 +30,10 @@ public enum JSONValue: Codable, Hashable, Sendable {
             self = tree.value
             return
         }
+        if let scan = decoder as? ScanDecoder {
+            self = try scan.tree(scan.value)
+            return
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
         else if let value = try? container.decode(Bool.self) { self = .bool(value) }

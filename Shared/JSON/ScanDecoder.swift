@@ -1,0 +1,140 @@
+import Foundation
+
+/// The Decoder over one value of a JSON document read in place: no tree, no string made for a key,
+/// and a string or a number made only when a type asks for that value. `JSONTreeDecoder` hands it the
+/// documents it can read, objects in `JSONScanner`'s plain subset with no backslash (so a string is
+/// its bytes and a key matches byte for byte), checked whole before any value is read, and gives
+/// every other document to `TreeDecoder`.
+///
+/// Within those documents each read gives what `TreeDecoder` gives and fails where it fails, with the
+/// same kind of `DecodingError`, so a type that catches one goes the same way; the wording of its
+/// errors is not kept, so a decode that fails here is decoded again by `TreeDecoder`, whose error is
+/// the one thrown. It points into the document's bytes: it and its containers live only inside
+/// `decode(_:from:)`.
+final class ScanDecoder: Decoder {
+    /// Where one value's text is in the document, and what kind of value it is.
+    struct Value {
+        let kind: JSONScanner.Kind
+        /// The whole text, a string's quotes included.
+        let text: Range<Int>
+
+        /// What a missing `super` decodes as, as `TreeDecoder` gives `.null`.
+        static let null = Value(kind: .null, text: 0..<0)
+
+        /// A string's bytes, between its quotes.
+        var content: Range<Int> { kind == .string ? text.lowerBound + 1..<text.upperBound - 1 : text }
+    }
+
+    struct Field {
+        let key: Range<Int>
+        let value: Value
+    }
+
+    let bytes: UnsafeRawBufferPointer
+    let value: Value
+    /// The path to this value is the parent's and `key`, put together only when asked for.
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// The object's members in order, read when a keyed container is first asked for; nil before.
+    private(set) var fields: [Field]?
+
+    init(_ bytes: UnsafeRawBufferPointer, _ value: Value, parentPath: [any CodingKey], key: (any CodingKey)?) {
+        self.bytes = bytes
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
+    }
+
+    /// A `T` from the object in `bytes`, or nil when the document is not one `ScanDecoder` reads or
+    /// `T` does not decode from it (then `TreeDecoder` decodes it and gives the verdict).
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) -> T? {
+        try? reading(bytes)?.decode(type)
+    }
+
+    /// The decoder of the object in `bytes`, or nil when the document is not one it reads. Its
+    /// members are read, which scans the whole document, before any value is.
+    static func reading(_ bytes: UnsafeRawBufferPointer) -> ScanDecoder? {
+        guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), bytes.count) == nil else { return nil }
+        var start = 0, end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end, bytes[start] == UInt8(ascii: "{") else { return nil }
+        let decoder = ScanDecoder(bytes, Value(kind: .other, text: start..<end), parentPath: [], key: nil)
+        return decoder.readFields() ? decoder : nil
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+
+    /// The decoder of `value`, a value inside this one, reached by `key`.
+    func child(_ value: Value, _ key: any CodingKey) -> ScanDecoder {
+        ScanDecoder(bytes, value, parentPath: codingPath, key: key)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if let scalar = try scalar(type, value, codingPath) { return scalar }
+        return try T(from: self)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard starts(value, with: "{") else { throw mismatch([String: Any].self, value, codingPath) }
+        guard readFields() else { throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "not an object")) }
+        return KeyedDecodingContainer(KeyedScanDecoding<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard starts(value, with: "[") else { throw mismatch([Any].self, value, codingPath) }
+        return UnkeyedScanDecoding(decoder: self, items: try items(of: value))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleScanDecoding(decoder: self) }
+
+    /// Reads this object's members once; false when they are not an object in the subset.
+    private func readFields() -> Bool {
+        if fields != nil { return true }
+        guard let base = bytes.baseAddress else { return false }
+        var read: [Field] = []
+        read.reserveCapacity(TreeEncoder.expectedFields)
+        let isObject = JSONScanner.members(of: UnsafeRawBufferPointer(rebasing: bytes[value.text])) { member in
+            let key = member.key.baseAddress! - base
+            let text = member.value.baseAddress! - base
+            let range = member.kind == .string ? text - 1..<text + member.value.count + 1 : text..<text + member.value.count
+            read.append(Field(key: key..<key + member.key.count, value: Value(kind: member.kind, text: range)))
+        }
+        guard isObject else { return false }
+        fields = read
+        return true
+    }
+
+    /// The first member named `name` (the tree keeps the first of a key given twice).
+    func field(_ name: String) -> Value? {
+        guard let fields, let base = bytes.baseAddress else { return nil }
+        var name = name
+        return name.withUTF8 { name in
+            for field in fields where field.key.count == name.count {
+                if name.isEmpty || memcmp(base + field.key.lowerBound, name.baseAddress!, name.count) == 0 { return field.value }
+            }
+            return nil
+        }
+    }
+
+    func keyText(_ field: Field) -> String { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[field.key]), as: UTF8.self) }
+
+    /// The items of the array `value`.
+    func items(of value: Value) throws -> [Value] {
+        guard let base = bytes.baseAddress else { return [] }
+        var items: [Value] = []
+        let isArray = JSONScanner.items(of: UnsafeRawBufferPointer(rebasing: bytes[value.text])) { item in
+            let text = item.value.baseAddress! - base
+            items.append(Value(kind: item.kind, text: item.kind == .string ? text - 1..<text + item.value.count + 1 : text..<text + item.value.count))
+        }
+        guard isArray else { throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "not an array")) }
+        return items
+    }
+
+    func starts(_ value: Value, with byte: Unicode.Scalar) -> Bool {
+        value.kind == .other && !value.text.isEmpty && bytes[value.text.lowerBound] == UInt8(ascii: byte)
+    }
+}
