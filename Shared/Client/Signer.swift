@@ -53,7 +53,7 @@ public final class Signer {
         }
         let ts = Int64(now.timeIntervalSince1970.rounded(.down))
         let signed = Self.stamp(payload, fields, ts: ts, nonce: nonces.next())
-        return [Data(command.utf8), signed, Proof(principal: principal, key: key, command: command, payload: signed).frame]
+        return [Data(command.utf8), signed, Proof.frame(principal: principal, key: key, command: command, payload: signed)]
     }
 
     /// Two equal requests in one second must not look like a replay of each other: each gets a nonce

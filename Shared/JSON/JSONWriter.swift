@@ -7,9 +7,9 @@ struct JSONWriter {
 
     mutating func write(_ tree: JSONValue) {
         switch tree {
-        case .null: bytes += [0x6E, 0x75, 0x6C, 0x6C]
-        case .bool(let value): bytes += value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65]
-        case .number(let number): bytes += number.text.utf8
+        case .null: append("null")
+        case .bool(let value): append(value ? "true" : "false")
+        case .number(let number): append(number.text)
         case .string(let text): writeString(text)
         case .array(let items):
             bytes.append(0x5B)
@@ -37,7 +37,7 @@ struct JSONWriter {
         case .null, .bool, .string: write(value)
         case .number(let number):
             if number.isShortInteger {
-                bytes += number.text.utf8
+                append(number.text)
             } else if !writePlainDecimal(number.text) {
                 write(try value.written(path))
             }
@@ -100,20 +100,33 @@ struct JSONWriter {
         }
     }
 
+    /// Literal text (`null`, `true`, `false`), copied whole.
+    private mutating func append(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// A number's text, copied whole (the UTF-8 view is appended a byte at a time).
+    private mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
     private mutating func writeString(_ text: String) {
-        bytes.append(0x22)
         var text = text
         text.withUTF8 { utf8 in
+            bytes.append(0x22)
             // Runs of bytes that need no escape are copied whole: most keys and values are one run.
             var run = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
                 writeEscape(byte)
                 run = index + 1
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
+            bytes.append(0x22)
         }
-        bytes.append(0x22)
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
