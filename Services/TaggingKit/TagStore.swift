@@ -56,7 +56,9 @@ final class TagStore {
     /// The tags in a device row's `tags` text, sorted as SQLite sorts text (by UTF-8 bytes).
     static func names(in text: String) -> [String] {
         guard !text.isEmpty else { return [] }
-        return text.split(separator: separator).map(String.init).sorted { $0.precedesInByteOrder($1) }
+        // Split at the byte: a tag holds no line break, and splitting the Characters walks graphemes.
+        return text.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+            .sorted { $0.precedesInByteOrder($1) }
     }
 
     /// Records the device's tags after a change (in any order: `names(in:)` sorts them).
