@@ -5,14 +5,20 @@ import Foundation
 /// `DecodingError` cases as Foundation's `JSONDecoder` (so `WireCodec` tells a missing field from a
 /// wrong type the same way), at a fraction of the cost. `WireCodec.decode` uses it.
 public struct JSONTreeDecoder {
-    public init() {}
+    /// Whether a document in the plain subset is read in place. Off for a value that is read whole
+    /// as a `JSONValue` inside a wrapper (a payload kept as a tree), which the parser reads once.
+    public var readsInPlace: Bool
+
+    public init(readsInPlace: Bool = true) { self.readsInPlace = readsInPlace }
 
     /// A `T` from one JSON document. Throws `DecodingError` as Foundation's decoder does: data corrupted
     /// for bytes that are not JSON (or a number that does not fit), key not found, value not found for
     /// a null, type mismatch. Never traps on any input.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         // A request in the plain subset is read in place; the rest, and any that fails, from the tree.
-        if T.self != JSONValue.self, let value = data.withUnsafeBytes({ ScanDecoder.decode(type, from: $0) }) { return value }
+        if readsInPlace, T.self != JSONValue.self, let value = data.withUnsafeBytes({ ScanDecoder.decode(type, from: $0) }) {
+            return value
+        }
         return try decodeFromTree(type, from: data)
     }
 

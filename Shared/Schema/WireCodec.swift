@@ -7,7 +7,8 @@ public enum WireCodec {
     /// Largest payload accepted, checked before parsing.
     public static let maxPayloadBytes = 256 * 1024
 
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(CommandError) -> T {
+    /// `readsInPlace` as `JSONTreeDecoder`'s: false for a payload read whole as a `JSONValue`.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, readsInPlace: Bool = true) throws(CommandError) -> T {
         guard data.count <= maxPayloadBytes else {
             throw .invalid("payload of \(data.count) bytes is over the \(maxPayloadBytes)-byte limit")
         }
@@ -15,7 +16,7 @@ public enum WireCodec {
             throw .invalid("malformed payload: expected a JSON object")
         }
         do {
-            return try JSONTreeDecoder().decode(T.self, from: data)
+            return try JSONTreeDecoder(readsInPlace: readsInPlace).decode(T.self, from: data)
         } catch let error as DecodingError {
             throw describe(error)
         } catch let error as CommandError {

@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Schema
 import SQLite
 
@@ -26,7 +27,8 @@ public struct Request: Sendable {
 
     /// The payload as `T`, or the `CommandError` the client should get.
     public func decode<T: Decodable & Sendable>(_ type: T.Type) throws(CommandError) -> T {
-        let envelope = try WireCodec.decode(Envelope<DecodeOnly<T>>.self, from: payload)
+        // A payload kept whole as a tree (analytics) is parsed once, not scanned for its `seq` first.
+        let envelope = try WireCodec.decode(Envelope<DecodeOnly<T>>.self, from: payload, readsInPlace: T.self != JSONValue.self)
         header.seq = envelope.seq
         header.isKnown = true
         return envelope.payload.value
