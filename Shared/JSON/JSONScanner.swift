@@ -59,22 +59,38 @@ public enum JSONScanner {
     /// Calls `visit` with each top-level member of the object in `bytes`, in order; returns false
     /// when the document is not an object in the scanner's subset (the caller then uses the parser).
     public static func members(of bytes: UnsafeRawBufferPointer, _ visit: (Member) -> Void) -> Bool {
+        elements(of: bytes, keyed: true, visit)
+    }
+
+    /// Calls `visit` with each item of the array in `bytes`, in order, as a `Member` with an empty
+    /// key; returns false when the document is not an array in the scanner's subset.
+    static func items(of bytes: UnsafeRawBufferPointer, _ visit: (Member) -> Void) -> Bool {
+        elements(of: bytes, keyed: false, visit)
+    }
+
+    /// The members of an object (`keyed`) or the items of an array that is the whole document.
+    private static func elements(of bytes: UnsafeRawBufferPointer, keyed: Bool, _ visit: (Member) -> Void) -> Bool {
+        let (open, close) = keyed ? (UInt8(ascii: "{"), UInt8(ascii: "}")) : (UInt8(ascii: "["), UInt8(ascii: "]"))
         var cursor = Cursor(bytes: bytes)
         cursor.skipSpace()
-        guard cursor.peek == UInt8(ascii: "{") else { return false }
+        guard cursor.peek == open else { return false }
         cursor.index += 1
         cursor.skipSpace()
-        if cursor.peek == UInt8(ascii: "}") {
+        if cursor.peek == close {
             cursor.index += 1
             return cursor.atEndAfterSpace
         }
         while true {
             cursor.skipSpace()
-            guard cursor.peek == UInt8(ascii: "\""), let key = cursor.string() else { return false }
-            cursor.skipSpace()
-            guard cursor.peek == UInt8(ascii: ":") else { return false }
-            cursor.index += 1
-            cursor.skipSpace()
+            var key = (range: cursor.index..<cursor.index, escaped: false)
+            if keyed {
+                guard cursor.peek == UInt8(ascii: "\""), let read = cursor.string() else { return false }
+                key = read
+                cursor.skipSpace()
+                guard cursor.peek == UInt8(ascii: ":") else { return false }
+                cursor.index += 1
+                cursor.skipSpace()
+            }
             let start = cursor.index
             guard let (kind, valueEscaped) = cursor.value(depth: 1) else { return false }
             let range = kind == .string ? (start + 1)..<(cursor.index - 1) : start..<cursor.index
@@ -83,37 +99,7 @@ public enum JSONScanner {
             cursor.skipSpace()
             switch cursor.peek {
             case UInt8(ascii: ","): cursor.index += 1
-            case UInt8(ascii: "}"):
-                cursor.index += 1
-                return cursor.atEndAfterSpace
-            default: return false
-            }
-        }
-    }
-
-    /// Calls `visit` with each item of the array in `bytes`, in order, as a `Member` with an empty
-    /// key; returns false when the document is not an array in the scanner's subset.
-    static func items(of bytes: UnsafeRawBufferPointer, _ visit: (Member) -> Void) -> Bool {
-        var cursor = Cursor(bytes: bytes)
-        cursor.skipSpace()
-        guard cursor.peek == UInt8(ascii: "[") else { return false }
-        cursor.index += 1
-        cursor.skipSpace()
-        if cursor.peek == UInt8(ascii: "]") {
-            cursor.index += 1
-            return cursor.atEndAfterSpace
-        }
-        while true {
-            cursor.skipSpace()
-            let start = cursor.index
-            guard let (kind, escaped) = cursor.value(depth: 1) else { return false }
-            let range = kind == .string ? (start + 1)..<(cursor.index - 1) : start..<cursor.index
-            visit(Member(key: UnsafeRawBufferPointer(rebasing: bytes[start..<start]), kind: kind,
-                         value: UnsafeRawBufferPointer(rebasing: bytes[range]), keyHasEscape: false, valueHasEscape: escaped))
-            cursor.skipSpace()
-            switch cursor.peek {
-            case UInt8(ascii: ","): cursor.index += 1
-            case UInt8(ascii: "]"):
+            case close:
                 cursor.index += 1
                 return cursor.atEndAfterSpace
             default: return false

@@ -62,7 +62,7 @@ struct KeyedScanDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        ScanDecoder(decoder.bytes, decoder.field("super") ?? .null, parentPath: codingPath, key: nil)
+        ScanDecoder(decoder.document, decoder.field("super") ?? .null, parentPath: codingPath, key: nil)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder { decoder.child(decoder.field(key.stringValue) ?? .null, key) }

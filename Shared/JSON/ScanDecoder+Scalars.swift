@@ -23,6 +23,11 @@ extension ScanDecoder {
         if T.self == JSONValue.self { return unsafeBitCast(try tree(value), to: T.self) }
         if T.self == [String].self { return unsafeBitCast(try strings(value, path()), to: T.self) }
         if T.self == Float.self { return unsafeBitCast(Float(try number(type, value, path()).value), to: T.self) }
+        if T.self == Int8.self { return unsafeBitCast(try integer(Int8.self, value, path()), to: T.self) }
+        if T.self == Int16.self { return unsafeBitCast(try integer(Int16.self, value, path()), to: T.self) }
+        if T.self == UInt8.self { return unsafeBitCast(try integer(UInt8.self, value, path()), to: T.self) }
+        if T.self == UInt16.self { return unsafeBitCast(try integer(UInt16.self, value, path()), to: T.self) }
+        if T.self == UInt32.self { return unsafeBitCast(try integer(UInt32.self, value, path()), to: T.self) }
         return nil
     }
 

@@ -9,9 +9,22 @@ import Foundation
 /// Within those documents each read gives what `TreeDecoder` gives and fails where it fails, with the
 /// same kind of `DecodingError`, so a type that catches one goes the same way; the wording of its
 /// errors is not kept, so a decode that fails here is decoded again by `TreeDecoder`, whose error is
-/// the one thrown. It points into the document's bytes: it and its containers live only inside
-/// `decode(_:from:)`.
+/// the one thrown. It reads a copy of the document that it and its containers keep alive, so a type
+/// that keeps its decoder reads what it was given, whatever the caller does with its bytes after.
 final class ScanDecoder: Decoder {
+    /// The document's bytes, copied once and freed with the last decoder that reads them.
+    final class Document {
+        let bytes: UnsafeRawBufferPointer
+
+        init(copying source: UnsafeRawBufferPointer) {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: source.count, alignment: 1)
+            copy.copyMemory(from: source)
+            bytes = UnsafeRawBufferPointer(copy)
+        }
+
+        deinit { bytes.deallocate() }
+    }
+
     /// Where one value's text is in the document, and what kind of value it is.
     struct Value {
         let kind: JSONScanner.Kind
@@ -30,7 +43,8 @@ final class ScanDecoder: Decoder {
         let value: Value
     }
 
-    let bytes: UnsafeRawBufferPointer
+    let document: Document
+    var bytes: UnsafeRawBufferPointer { document.bytes }
     let value: Value
     /// The path to this value is the parent's and `key`, put together only when asked for.
     private let parentPath: [any CodingKey]
@@ -41,8 +55,8 @@ final class ScanDecoder: Decoder {
     /// The object's members in order, read when a keyed container is first asked for; nil before.
     private(set) var fields: [Field]?
 
-    init(_ bytes: UnsafeRawBufferPointer, _ value: Value, parentPath: [any CodingKey], key: (any CodingKey)?) {
-        self.bytes = bytes
+    init(_ document: Document, _ value: Value, parentPath: [any CodingKey], key: (any CodingKey)?) {
+        self.document = document
         self.value = value
         self.parentPath = parentPath
         self.key = key
@@ -56,13 +70,13 @@ final class ScanDecoder: Decoder {
 
     /// The decoder of the object in `bytes`, or nil when the document is not one it reads. Its
     /// members are read, which scans the whole document, before any value is.
-    static func reading(_ bytes: UnsafeRawBufferPointer) -> ScanDecoder? {
-        guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), bytes.count) == nil else { return nil }
-        var start = 0, end = bytes.count
-        while start < end, isSpace(bytes[start]) { start += 1 }
-        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        guard start < end, bytes[start] == UInt8(ascii: "{") else { return nil }
-        let decoder = ScanDecoder(bytes, Value(kind: .other, text: start..<end), parentPath: [], key: nil)
+    static func reading(_ source: UnsafeRawBufferPointer) -> ScanDecoder? {
+        guard let base = source.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), source.count) == nil else { return nil }
+        var start = 0, end = source.count
+        while start < end, isSpace(source[start]) { start += 1 }
+        while end > start, isSpace(source[end - 1]) { end -= 1 }
+        guard start < end, source[start] == UInt8(ascii: "{") else { return nil }
+        let decoder = ScanDecoder(Document(copying: source), Value(kind: .other, text: start..<end), parentPath: [], key: nil)
         return decoder.readFields() ? decoder : nil
     }
 
@@ -70,7 +84,7 @@ final class ScanDecoder: Decoder {
 
     /// The decoder of `value`, a value inside this one, reached by `key`.
     func child(_ value: Value, _ key: any CodingKey) -> ScanDecoder {
-        ScanDecoder(bytes, value, parentPath: codingPath, key: key)
+        ScanDecoder(document, value, parentPath: codingPath, key: key)
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
@@ -108,13 +122,16 @@ final class ScanDecoder: Decoder {
         return true
     }
 
-    /// The first member named `name` (the tree keeps the first of a key given twice).
+    /// The first member named `name` (the tree keeps the first of a key given twice). The document's
+    /// keys are ASCII, equal to an ASCII name only byte for byte; a name outside ASCII may still equal
+    /// one as a `String` does (the Kelvin sign is `K`), so it is compared as the tree compares it.
     func field(_ name: String) -> Value? {
         guard let fields, let base = bytes.baseAddress else { return nil }
-        var name = name
-        return name.withUTF8 { name in
-            for field in fields where field.key.count == name.count {
-                if name.isEmpty || memcmp(base + field.key.lowerBound, name.baseAddress!, name.count) == 0 { return field.value }
+        var bytesOfName = name
+        return bytesOfName.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 >= 0x80 }) else { return fields.first { keyText($0) == name }?.value }
+            for field in fields where field.key.count == utf8.count {
+                if utf8.isEmpty || memcmp(base + field.key.lowerBound, utf8.baseAddress!, utf8.count) == 0 { return field.value }
             }
             return nil
         }

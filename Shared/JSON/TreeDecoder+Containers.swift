@@ -42,13 +42,13 @@ struct KeyedTreeDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try TreeDecoder(try require(key), path: path + [key]).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { TreeDecoder(find(SuperKey.key) ?? .null, path: path) }
+    /// The member named `super`, as Foundation's decoder reads it, whatever the key type makes of
+    /// that name (it may have no key for it).
+    func superDecoder() throws -> any Decoder {
+        TreeDecoder(fields.first { $0.key == "super" }?.value ?? .null, path: path)
+    }
 
     func superDecoder(forKey key: Key) throws -> any Decoder { TreeDecoder(find(key) ?? .null, path: path + [key]) }
-
-    private enum SuperKey {
-        static var key: Key { Key(stringValue: "super")! }
-    }
 }
 
 struct UnkeyedTreeDecoding: UnkeyedDecodingContainer {

@@ -53,6 +53,13 @@ final class TreeDecoder: Decoder {
             guard case .number(let number) = value else { throw mismatch(type, value, path()) }
             return unsafeBitCast(Float(number.value), to: T.self)
         }
+        // The narrower integers too: their own `init(from:)` asks the single-value container for
+        // their type, which would come back here, again and again.
+        if T.self == Int8.self { return unsafeBitCast(try integer(Int8.self, value, path()), to: T.self) }
+        if T.self == Int16.self { return unsafeBitCast(try integer(Int16.self, value, path()), to: T.self) }
+        if T.self == UInt8.self { return unsafeBitCast(try integer(UInt8.self, value, path()), to: T.self) }
+        if T.self == UInt16.self { return unsafeBitCast(try integer(UInt16.self, value, path()), to: T.self) }
+        if T.self == UInt32.self { return unsafeBitCast(try integer(UInt32.self, value, path()), to: T.self) }
         return nil
     }
 

@@ -36,6 +36,13 @@ final class TreeEncoder: Encoder {
         if T.self == UInt64.self { return .number(JSONNumber(unsafeBitCast(value, to: UInt64.self))) }
         if T.self == UInt.self { return .number(JSONNumber(unsafeBitCast(value, to: UInt.self))) }
         if T.self == Float.self { return try number(Double(unsafeBitCast(value, to: Float.self)), path) }
+        // The narrower integers too: their own `encode(to:)` hands their value to the single-value
+        // container, which would come back here, again and again.
+        if T.self == Int8.self { return .number(JSONNumber(unsafeBitCast(value, to: Int8.self))) }
+        if T.self == Int16.self { return .number(JSONNumber(unsafeBitCast(value, to: Int16.self))) }
+        if T.self == UInt8.self { return .number(JSONNumber(unsafeBitCast(value, to: UInt8.self))) }
+        if T.self == UInt16.self { return .number(JSONNumber(unsafeBitCast(value, to: UInt16.self))) }
+        if T.self == UInt32.self { return .number(JSONNumber(unsafeBitCast(value, to: UInt32.self))) }
         if T.self == Data.self { return .string(unsafeBitCast(value, to: Data.self).base64EncodedString()) }
         if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
         if T.self == JSONValue.self { return try unsafeBitCast(value, to: JSONValue.self).written(path) }
