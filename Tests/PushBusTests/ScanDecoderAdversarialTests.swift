@@ -10,18 +10,6 @@ import Testing
 struct ScanDecoderAdversarialTests {
     // MARK: Helpers
 
-    /// `T` read in place from `text`, nil when the document is not one the scanner reads.
-    func scanned<T: Decodable>(_ type: T.Type, _ text: String) -> Result<T, any Error>? {
-        let data = Data(text.utf8)
-        return data.withUnsafeBytes { bytes in
-            ScanDecoder.reading(bytes).map { decoder in Result { try decoder.decode(type) } }
-        }
-    }
-
-    func tree<T: Decodable>(_ type: T.Type, _ text: String) -> Result<T, any Error> {
-        Result { try JSONTreeDecoder().decodeFromTree(type, from: Data(text.utf8)) }
-    }
-
     func wire<T: Decodable>(_ type: T.Type, _ text: String) -> Result<T, any Error> {
         Result { try JSONTreeDecoder().decode(type, from: Data(text.utf8)) }
     }
@@ -44,9 +32,9 @@ struct ScanDecoderAdversarialTests {
     /// that reading alone agrees with the tree too (value, or kind and place of the error).
     func same<T: Decodable & Equatable>(_ type: T.Type, _ text: String, inPlace: Bool = true,
                                         sourceLocation: SourceLocation = #_sourceLocation) {
-        let reference = tree(type, text)
+        let reference = DecodedBothWays.fromTree(type, text)
         compare(wire(type, text), reference, "decode \(T.self) \(text)", sourceLocation)
-        let ours = scanned(type, text)
+        let ours = DecodedBothWays.inPlace(type, text)
         if inPlace {
             guard let ours else {
                 Issue.record("not read in place: \(text)", sourceLocation: sourceLocation)
@@ -191,7 +179,7 @@ struct ScanDecoderAdversarialTests {
         // White space the parser does not allow (a form feed, a NUL) is not read in place.
         for bad in ["\u{0C}{\"v\":1}", "{\"v\":1}\u{0C}", "{\"v\":1}\u{0}", "\u{0}{\"v\":1}", "{\"v\":\u{0C}1}", "\u{FEFF}{\"v\":1}"] {
             same(One<Int>.self, bad, inPlace: false)
-            #expect(scanned(One<Int>.self, bad) == nil)
+            #expect(DecodedBothWays.inPlace(One<Int>.self, bad) == nil)
         }
     }
 
@@ -209,20 +197,20 @@ struct ScanDecoderAdversarialTests {
         // 64 levels below the top object is the deepest read in place, 65 is not.
         let deepest = "{\"v\":" + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}"
         let deeper = "{\"v\":" + String(repeating: "[", count: 65) + String(repeating: "]", count: 65) + "}"
-        #expect(scanned(JSONValueBox.self, deepest) != nil)
-        #expect(scanned(JSONValueBox.self, deeper) == nil)
+        #expect(DecodedBothWays.inPlace(JSONValueBox.self, deepest) != nil)
+        #expect(DecodedBothWays.inPlace(JSONValueBox.self, deeper) == nil)
     }
 
     // MARK: Numbers kept as text
 
     @Test func userTreesKeepTheirNumbersText() throws {
         let text = #"{"v":{"a":1.50,"b":-0,"c":0.0,"d":9223372036854775808,"e":[1.10,{"f":100.000}]},"w":-0.0}"#
-        let ours = try #require(try scanned([String: JSONValue].self, text)?.get())
-        let theirs = try tree([String: JSONValue].self, text).get()
+        let ours = try #require(try DecodedBothWays.inPlace([String: JSONValue].self, text)?.get())
+        let theirs = try DecodedBothWays.fromTree([String: JSONValue].self, text).get()
         #expect(Self.numberTexts(.object(ours)) == Self.numberTexts(.object(theirs)))
         #expect(Self.numberTexts(.object(ours)) == ["1.50", "-0", "0.0", "9223372036854775808", "1.10", "100.000", "-0.0"].sorted())
-        let user = try #require(try scanned(Present<JSONValue>.self, text)?.get())
-        #expect(Self.numberTexts(user.v ?? .null) == Self.numberTexts(try tree(Present<JSONValue>.self, text).get().v ?? .null))
+        let user = try #require(try DecodedBothWays.inPlace(Present<JSONValue>.self, text)?.get())
+        #expect(Self.numberTexts(user.v ?? .null) == Self.numberTexts(try DecodedBothWays.fromTree(Present<JSONValue>.self, text).get().v ?? .null))
     }
 
     static func numberTexts(_ value: JSONValue) -> [String] {
@@ -321,7 +309,7 @@ struct ScanDecoderAdversarialTests {
         }
         // The top-level JSONValue is read from the tree, but read in place it is the same value.
         let text = #" {"a":[1,{"b":null}],"c":"d"} "#
-        #expect(try scanned(JSONValue.self, text)?.get() == (try tree(JSONValue.self, text).get()))
+        #expect(try DecodedBothWays.inPlace(JSONValue.self, text)?.get() == (try DecodedBothWays.fromTree(JSONValue.self, text).get()))
     }
 
     // MARK: Found divergences
@@ -332,7 +320,7 @@ struct ScanDecoderAdversarialTests {
     @Test func aKeyCanonicallyEqualToTheDocumentsKeyIsFoundAsTheTreeFindsIt() throws {
         #expect("\u{212A}" == "K")
         let text = #"{"K":1}"#
-        let theirs = try tree(Kelvin.self, text).get()
+        let theirs = try DecodedBothWays.fromTree(Kelvin.self, text).get()
         #expect(theirs == Kelvin(v: 1, contains: true))
         same(Kelvin.self, text)
         #expect(try JSONTreeDecoder().decode(Kelvin.self, from: Data(text.utf8)) == theirs)
@@ -342,7 +330,7 @@ struct ScanDecoderAdversarialTests {
     /// key type makes of that name: in place and from the tree alike.
     @Test func superDecoderReadsTheMemberNamedSuper() throws {
         let text = #"{"super":1,"SUPER":2}"#
-        #expect(try tree(UpperSuper.self, text).get().v == 1)
+        #expect(try DecodedBothWays.fromTree(UpperSuper.self, text).get().v == 1)
         #expect(try JSONDecoder().decode(UpperSuper.self, from: Data(text.utf8)).v == 1)
         same(UpperSuper.self, text)
     }
@@ -352,7 +340,7 @@ struct ScanDecoderAdversarialTests {
         for text in [#"{"super":5,"a":1}"#, #"{"a":1}"#, #"{"super":5,"a":"\u0041"}"#] {
             same(NoSuperKey.self, text, inPlace: !text.contains("\\"))
         }
-        #expect(try tree(NoSuperKey.self, #"{"super":5}"#).get().v == 5)
+        #expect(try DecodedBothWays.fromTree(NoSuperKey.self, #"{"super":5}"#).get().v == 5)
     }
 
     /// The narrower integers, whose own `init(from:)` and `encode(to:)` ask the single-value container
@@ -366,7 +354,7 @@ struct ScanDecoderAdversarialTests {
             same(One<UInt16>.self, document)
             same(One<UInt32>.self, document)
             if let foundation = try? JSONDecoder().decode(One<UInt8>.self, from: Data(document.utf8)) {
-                #expect(try tree(One<UInt8>.self, document).get() == foundation)
+                #expect(try DecodedBothWays.fromTree(One<UInt8>.self, document).get() == foundation)
             }
         }
         let values = Narrow(a: -128, b: -32768, c: 255, d: 65535, e: 4_294_967_295)

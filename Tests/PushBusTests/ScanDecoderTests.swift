@@ -8,25 +8,13 @@ import Testing
 /// same; every other document must go to the tree.
 @Suite("Scan decoder")
 struct ScanDecoderTests {
-    /// What `T` decodes to from `text` in place (nil when the document is not one the scanner reads).
-    func scanned<T: Decodable>(_ type: T.Type, _ text: String) -> Result<T, any Error>? {
-        let data = Data(text.utf8)
-        return data.withUnsafeBytes { bytes in
-            ScanDecoder.reading(bytes).map { decoder in Result { try decoder.decode(type) } }
-        }
-    }
-
-    func tree<T: Decodable>(_ type: T.Type, _ text: String) -> Result<T, any Error> {
-        Result { try JSONTreeDecoder().decodeFromTree(type, from: Data(text.utf8)) }
-    }
-
     /// Both decoders give the same value, or fail with the same kind of error at the same place.
     func same<T: Decodable & Equatable>(_ type: T.Type, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard let ours = scanned(type, text) else {
+        guard let ours = DecodedBothWays.inPlace(type, text) else {
             Issue.record("not read in place: \(text)", sourceLocation: sourceLocation)
             return
         }
-        switch (ours, tree(type, text)) {
+        switch (ours, DecodedBothWays.fromTree(type, text)) {
         case (.success(let a), .success(let b)): #expect(a == b, "\(text)", sourceLocation: sourceLocation)
         case (.failure(let a), .failure(let b)): #expect(Probe.kind(a) == Probe.kind(b), "\(text): \(a) vs \(b)", sourceLocation: sourceLocation)
         case (let a, let b): Issue.record("\(text): in place \(a), tree \(b)", sourceLocation: sourceLocation)
@@ -35,7 +23,7 @@ struct ScanDecoderTests {
 
     @Test func plainRequestsAreReadInPlace() throws {
         let text = #"{"app_key":"a1","registration_id":"r-1","tags":["x","y"],"seq":3,"ts":1700000000,"nonce":"00ff"}"#
-        let envelope = try #require(try scanned(Envelope<TagsChange>.self, text)?.get())
+        let envelope = try #require(try DecodedBothWays.inPlace(Envelope<TagsChange>.self, text)?.get())
         #expect(envelope.seq == 3)
         #expect(envelope.payload.tags == ["x", "y"])
         #expect(envelope.payload.registrationID == "r-1")
@@ -50,7 +38,7 @@ struct ScanDecoderTests {
             "{\"a\":" + String(repeating: "[", count: 70) + String(repeating: "]", count: 70) + "}",
         ]
         for text in outside {
-            #expect(scanned(JSONValue.self, text) == nil, "\(text)")
+            #expect(DecodedBothWays.inPlace(JSONValue.self, text) == nil, "\(text)")
         }
         // The wire decoder still reads them, as the tree does.
         let change = try JSONTreeDecoder().decode(TagsChange.self, from: Data(#"{"app_key":"a","tags":["\u00e9","标签"]}"#.utf8))
@@ -87,9 +75,9 @@ struct ScanDecoderTests {
         var readInPlace = 0
         for _ in 0..<1500 {
             let text = Self.randomObject(depth: 0, using: &random)
-            guard let ours = scanned(Probe.self, text) else { continue }
+            guard let ours = DecodedBothWays.inPlace(Probe.self, text) else { continue }
             readInPlace += 1
-            let theirs = tree(Probe.self, text)
+            let theirs = DecodedBothWays.fromTree(Probe.self, text)
             switch (ours, theirs) {
             case (.success(let a), .success(let b)): #expect(a == b, "\(text)")
             case (.failure(let a), .failure(let b)): #expect(Probe.kind(a) == Probe.kind(b), "\(text)")
