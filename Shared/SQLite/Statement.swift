@@ -7,6 +7,8 @@ public final class Statement {
     let handle: OpaquePointer
     let sql: String
     private unowned let database: Database
+    /// Its parameters: when a call binds every one, the last call's bindings need no clearing first.
+    private let parameterCount: Int
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
@@ -15,6 +17,7 @@ public final class Statement {
         self.handle = handle
         self.sql = sql
         self.database = database
+        parameterCount = Int(sqlite3_bind_parameter_count(handle))
     }
 
     deinit {
@@ -30,7 +33,8 @@ public final class Statement {
     /// Clears previous bindings and binds `arguments` to parameters 1...n.
     func bind(_ arguments: [any Bindable]) throws(SQLiteError) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Each parameter bound below replaces its last binding; only those left unbound are cleared.
+        if arguments.count < parameterCount { sqlite3_clear_bindings(handle) }
         // Read once into a local: each use of the class's property would be checked for exclusive access.
         let buffer = reserveBound(arguments.reduce(0) { $0 + $1.sqliteValue.boundByteCount })
         var used = 0
@@ -63,7 +67,8 @@ public final class Statement {
     }
 
     /// `bound`, made to hold at least `count` bytes (and one, so '' has an address). Call after the
-    /// reset and clear: SQLite no longer points into it.
+    /// reset: SQLite may still point into the old buffer, but every such parameter is bound again
+    /// (or cleared) before the statement steps, and only a step reads them.
     private func reserveBound(_ count: Int) -> UnsafeMutableRawBufferPointer {
         let current = bound
         guard count >= current.count || current.baseAddress == nil else { return current }

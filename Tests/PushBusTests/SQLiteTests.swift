@@ -37,6 +37,19 @@ struct SQLiteTests {
                 "a parameter stops at its NUL too")
     }
 
+    /// A statement run again binds afresh: a parameter the new call leaves out is NULL, not the last
+    /// call's value, and a text that outgrows the last call's buffer arrives whole.
+    @Test func aStatementRunAgainKeepsNoBindingFromTheLastRun() throws {
+        let store = try Store(path: path, migrations: migrations)
+        let long = String(repeating: "long text ", count: 100)
+        let sql = "SELECT ?1 || '|' || ?2, ?2 IS NULL"
+        let rows = try store.read { db in
+            [try db.row(sql, "a", "b"), try db.row(sql, "c"), try db.row(sql, long, "d"), try db.row(sql, "e", long)]
+        }.map { row in row.map { [$0[0], $0[1]] } }
+        #expect(rows == [[.text("a|b"), .integer(0)], [.null, .integer(1)], [.text(long + "|d"), .integer(0)],
+                         [.text("e|" + long), .integer(0)]])
+    }
+
     @Test func throwingWriteRollsBackAndRethrowsTheFirstError() throws {
         struct Refused: Error {}
         let store = try Store(path: path, migrations: migrations)
