@@ -57,7 +57,7 @@ final class TagStore {
     static func names(in text: String) -> [String] {
         guard !text.isEmpty else { return [] }
         // Split at the byte: a tag holds no line break, and splitting the Characters walks graphemes.
-        return text.utf8.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        return text.utf8.split(separator: separator.asciiValue!).map { String(decoding: $0, as: UTF8.self) }
             .sorted { $0.precedesInByteOrder($1) }
     }
 

@@ -7,7 +7,7 @@ import Foundation
 public struct JSONTreeDecoder {
     /// Whether a document in the plain subset is read in place. Off for a value that is read whole
     /// as a `JSONValue` inside a wrapper (a payload kept as a tree), which the parser reads once.
-    public var readsInPlace: Bool
+    public let readsInPlace: Bool
 
     public init(readsInPlace: Bool = true) { self.readsInPlace = readsInPlace }
 

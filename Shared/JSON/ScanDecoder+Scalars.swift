@@ -1,34 +1,40 @@
 import Foundation
 
-// The scalars `ScanDecoder` reads from a value's bytes: the types `TreeDecoder.scalar` reads, with
-// its results and its kinds of error.
+// The scalars `ScanDecoder` reads from a value's bytes: the types `ScalarSource.scalar` names, with
+// `TreeDecoder`'s results and its kinds of error.
 extension ScanDecoder {
     /// `T` read straight from `value`, or nil when `T` is not a scalar type.
     func scalar<T>(_ type: T.Type, _ value: Value, _ path: @autoclosure () -> [any CodingKey]) throws -> T? {
-        if T.self == String.self {
-            guard value.kind == .string else { throw mismatch(type, value, path()) }
-            return unsafeBitCast(string(value), to: T.self)
+        try Scalar(decoder: self, value: value).scalar(type, path())
+    }
+
+    /// A value in the document read as a scalar.
+    struct Scalar: ScalarSource {
+        let decoder: ScanDecoder
+        let value: Value
+
+        func string(_ path: @autoclosure () -> [any CodingKey]) throws -> String {
+            guard value.kind == .string else { throw decoder.mismatch(String.self, value, path()) }
+            return decoder.string(value)
         }
-        if T.self == Bool.self {
-            if starts(value, with: "t") { return unsafeBitCast(true, to: T.self) }
-            if starts(value, with: "f") { return unsafeBitCast(false, to: T.self) }
-            throw mismatch(type, value, path())
+
+        func bool(_ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+            if decoder.starts(value, with: "t") { return true }
+            if decoder.starts(value, with: "f") { return false }
+            throw decoder.mismatch(Bool.self, value, path())
         }
-        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, value, path()), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try number(type, value, path()).value, to: T.self) }
-        if T.self == Int64.self { return unsafeBitCast(try integer(Int64.self, value, path()), to: T.self) }
-        if T.self == Int32.self { return unsafeBitCast(try integer(Int32.self, value, path()), to: T.self) }
-        if T.self == UInt64.self { return unsafeBitCast(try integer(UInt64.self, value, path()), to: T.self) }
-        if T.self == UInt.self { return unsafeBitCast(try integer(UInt.self, value, path()), to: T.self) }
-        if T.self == JSONValue.self { return unsafeBitCast(try tree(value), to: T.self) }
-        if T.self == [String].self { return unsafeBitCast(try strings(value, path()), to: T.self) }
-        if T.self == Float.self { return unsafeBitCast(Float(try number(type, value, path()).value), to: T.self) }
-        if T.self == Int8.self { return unsafeBitCast(try integer(Int8.self, value, path()), to: T.self) }
-        if T.self == Int16.self { return unsafeBitCast(try integer(Int16.self, value, path()), to: T.self) }
-        if T.self == UInt8.self { return unsafeBitCast(try integer(UInt8.self, value, path()), to: T.self) }
-        if T.self == UInt16.self { return unsafeBitCast(try integer(UInt16.self, value, path()), to: T.self) }
-        if T.self == UInt32.self { return unsafeBitCast(try integer(UInt32.self, value, path()), to: T.self) }
-        return nil
+
+        func integer<I: FixedWidthInteger>(_ type: I.Type, _ path: @autoclosure () -> [any CodingKey]) throws -> I {
+            try decoder.integer(type, value, path())
+        }
+
+        func number(_ type: Any.Type, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
+            try decoder.number(type, value, path()).value
+        }
+
+        func tree() throws -> JSONValue { try decoder.tree(value) }
+
+        func strings(_ path: @autoclosure () -> [any CodingKey]) throws -> [String] { try decoder.strings(value, path()) }
     }
 
     /// A string's text: its bytes, which are ASCII with no escape in the documents read here.
@@ -67,7 +73,7 @@ extension ScanDecoder {
         return result
     }
 
-    private func number(_ type: Any.Type, _ value: Value, _ path: @autoclosure () -> [any CodingKey]) throws -> JSONNumber {
+    func number(_ type: Any.Type, _ value: Value, _ path: @autoclosure () -> [any CodingKey]) throws -> JSONNumber {
         guard value.kind == .number else { throw mismatch(type, value, path()) }
         return JSONNumber(text: text(value))
     }

@@ -28,43 +28,40 @@ final class TreeDecoder: Decoder {
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleTreeDecoding(decoder: self) }
 
-    /// `T` read straight from a scalar, or nil when `T` is not a scalar type.
+    /// `T` read straight from a scalar, or nil when `T` is not a scalar type (`ScalarSource.scalar`).
     static func scalar<T>(_ type: T.Type, _ value: JSONValue, _ path: @autoclosure () -> [any CodingKey]) throws -> T? {
-        if T.self == String.self {
-            guard case .string(let text) = value else { throw mismatch(type, value, path()) }
-            return unsafeBitCast(text, to: T.self)
-        }
-        if T.self == Bool.self {
-            guard case .bool(let flag) = value else { throw mismatch(type, value, path()) }
-            return unsafeBitCast(flag, to: T.self)
-        }
-        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, value, path()), to: T.self) }
-        if T.self == Double.self {
-            guard case .number(let number) = value else { throw mismatch(type, value, path()) }
-            return unsafeBitCast(number.value, to: T.self)
-        }
-        if T.self == Int64.self { return unsafeBitCast(try integer(Int64.self, value, path()), to: T.self) }
-        if T.self == Int32.self { return unsafeBitCast(try integer(Int32.self, value, path()), to: T.self) }
-        if T.self == UInt64.self { return unsafeBitCast(try integer(UInt64.self, value, path()), to: T.self) }
-        if T.self == UInt.self { return unsafeBitCast(try integer(UInt.self, value, path()), to: T.self) }
-        if T.self == JSONValue.self { return unsafeBitCast(value, to: T.self) }
-        if T.self == [String].self { return unsafeBitCast(try strings(value, path()), to: T.self) }
-        if T.self == Float.self {
-            guard case .number(let number) = value else { throw mismatch(type, value, path()) }
-            return unsafeBitCast(Float(number.value), to: T.self)
-        }
-        // The narrower integers too: their own `init(from:)` asks the single-value container for
-        // their type, which would come back here, again and again.
-        if T.self == Int8.self { return unsafeBitCast(try integer(Int8.self, value, path()), to: T.self) }
-        if T.self == Int16.self { return unsafeBitCast(try integer(Int16.self, value, path()), to: T.self) }
-        if T.self == UInt8.self { return unsafeBitCast(try integer(UInt8.self, value, path()), to: T.self) }
-        if T.self == UInt16.self { return unsafeBitCast(try integer(UInt16.self, value, path()), to: T.self) }
-        if T.self == UInt32.self { return unsafeBitCast(try integer(UInt32.self, value, path()), to: T.self) }
-        return nil
+        try Scalar(value: value).scalar(type, path())
     }
 
-    /// A list of strings (tags, registration IDs) read in one pass into a list of the right size,
-    /// with the errors `Array.init(from:)` through an unkeyed container would throw.
+    /// A node of the tree read as a scalar.
+    struct Scalar: ScalarSource {
+        let value: JSONValue
+
+        func string(_ path: @autoclosure () -> [any CodingKey]) throws -> String {
+            guard case .string(let text) = value else { throw mismatch(String.self, value, path()) }
+            return text
+        }
+
+        func bool(_ path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+            guard case .bool(let flag) = value else { throw mismatch(Bool.self, value, path()) }
+            return flag
+        }
+
+        func integer<I: FixedWidthInteger>(_ type: I.Type, _ path: @autoclosure () -> [any CodingKey]) throws -> I {
+            try TreeDecoder.integer(type, value, path())
+        }
+
+        func number(_ type: Any.Type, _ path: @autoclosure () -> [any CodingKey]) throws -> Double {
+            guard case .number(let number) = value else { throw mismatch(type, value, path()) }
+            return number.value
+        }
+
+        func tree() throws -> JSONValue { value }
+
+        func strings(_ path: @autoclosure () -> [any CodingKey]) throws -> [String] { try TreeDecoder.strings(value, path()) }
+    }
+
+    /// A list of strings read in one pass into a list of the right size (`ScalarSource.strings`).
     static func strings(_ value: JSONValue, _ path: [any CodingKey]) throws -> [String] {
         guard case .array(let items) = value else { throw mismatch([Any].self, value, path) }
         var result: [String] = []
