@@ -12,6 +12,8 @@ public final class Database {
     /// Statements kept prepared, at most 512; past it the cache starts over, so queries built with
     /// a varying shape (IN lists of any length) cannot grow it without bound.
     private var statements = StartOverCache<StatementKey, Statement>(limit: 512)
+    /// The statements run last, found first by where their text lies (`RecentStatements`).
+    private var recent = RecentStatements()
     private var savepointDepth = 0
 
     /// Opens (creating if needed) the database at `path`; ":memory:" gives a private in-memory one.
@@ -36,6 +38,7 @@ public final class Database {
     private static let configureOnce: Void = { _ = pushbus_sqlite3_stop_counting_memory() }()
 
     deinit {
+        recent.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -148,10 +151,18 @@ public final class Database {
     public var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> Statement {
+        var text = sql
+        // A literal's UTF-8 in place, where it lies for the life of the process.
+        if let found = text.withUTF8({ recent.statement(for: $0) }) { return found }
         let key = StatementKey(sql: sql)
-        if let cached = statements[key] { return cached }
-        let statement = try Statement(database: self, sql: sql)
-        statements.insert(statement, forKey: key)
+        let statement: Statement
+        if let cached = statements[key] {
+            statement = cached
+        } else {
+            statement = try Statement(database: self, sql: sql)
+            statements.insert(statement, forKey: key)
+        }
+        text.withUTF8 { recent.keep(statement, for: $0) }
         return statement
     }
 

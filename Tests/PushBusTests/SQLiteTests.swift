@@ -50,6 +50,21 @@ struct SQLiteTests {
                          [.text("e|" + long), .integer(0)]])
     }
 
+    /// Statements are found by where their text lies (`RecentStatements`), but only ever run for the
+    /// text they were made from: short texts, whose bytes are copied to one place on the stack each
+    /// time, and texts made at run time, whose memory the next one may take, each run their own SQL.
+    @Test func aStatementIsFoundByItsTextNotByWhereTheTextLies() throws {
+        let store = try Store(path: path, migrations: migrations)
+        let values = try store.read { db in
+            try (0..<40).map { n in
+                let short = try db.value(n % 2 == 0 ? "SELECT 1" : "SELECT 2").int
+                let made = try db.value(String(decoding: Array("SELECT \(n % 4) + 100 AS made_at_run_time".utf8), as: UTF8.self)).int
+                return [short, made]
+            }
+        }
+        #expect(values == (0..<40).map { [$0 % 2 == 0 ? 1 : 2, $0 % 4 + 100] })
+    }
+
     @Test func throwingWriteRollsBackAndRethrowsTheFirstError() throws {
         struct Refused: Error {}
         let store = try Store(path: path, migrations: migrations)
