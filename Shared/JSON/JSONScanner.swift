@@ -33,27 +33,32 @@ public enum JSONScanner {
         }
 
         /// The value as an Int64 when it is an integer without a fraction that fits.
-        public var integer: Int64? {
-            guard kind == .number, !value.isEmpty else { return nil }
-            var result: Int64 = 0
-            let negative = value[0] == UInt8(ascii: "-")
-            for byte in value.dropFirst(negative ? 1 : 0) {
-                guard byte >= 0x30, byte <= 0x39 else { return nil }
-                let digit = Int64(byte - 0x30)
-                let (shifted, overflow) = result.multipliedReportingOverflow(by: 10)
-                guard !overflow else { return nil }
-                let (next, overflowAgain) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
-                guard !overflowAgain else { return nil }
-                result = next
-            }
-            return result
-        }
+        public var integer: Int64? { kind == .number ? JSONScanner.integer(value, as: Int64.self) : nil }
 
         /// The string value's text, when it has no escapes.
         public var string: String? {
             guard kind == .string, !valueHasEscape else { return nil }
             return String(decoding: value, as: UTF8.self)
         }
+    }
+
+    /// `-?[0-9]+` as an `I`, or nil for any other text (a fraction, an exponent) or a value that does
+    /// not fit.
+    static func integer<I: FixedWidthInteger>(_ text: UnsafeRawBufferPointer, as type: I.Type) -> I? {
+        let negative = text.first == UInt8(ascii: "-")
+        guard !negative || I.isSigned else { return nil }
+        let digits = text.dropFirst(negative ? 1 : 0)
+        guard !digits.isEmpty else { return nil }
+        var result: I = 0
+        for byte in digits {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (shifted, overflow) = result.multipliedReportingOverflow(by: 10)
+            let digit = I(byte - 0x30)
+            let (next, overflowAgain) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflow, !overflowAgain else { return nil }
+            result = next
+        }
+        return result
     }
 
     /// Calls `visit` with each top-level member of the object in `bytes`, in order; returns false

@@ -101,17 +101,17 @@ struct JSONWriter {
     }
 
     /// Literal text (`null`, `true`, `false`), copied whole.
-    private mutating func append(_ text: StaticString) {
+    mutating func append(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A number's text, copied whole (the UTF-8 view is appended a byte at a time).
-    private mutating func append(_ text: String) {
+    mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    private mutating func writeString(_ text: String) {
+    mutating func writeString(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
             bytes.append(0x22)

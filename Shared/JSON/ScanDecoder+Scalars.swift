@@ -46,31 +46,8 @@ extension ScanDecoder {
     /// as `TreeDecoder.integer` reads it.
     func integer<I: FixedWidthInteger>(_ type: I.Type, _ value: Value, _ path: @autoclosure () -> [any CodingKey]) throws -> I {
         guard value.kind == .number else { throw mismatch(type, value, path()) }
-        if let exact = digits(value.text, as: I.self) { return exact }
+        if let exact = JSONScanner.integer(UnsafeRawBufferPointer(rebasing: bytes[value.text]), as: I.self) { return exact }
         return try TreeDecoder.integer(type, .number(JSONNumber(text: text(value))), path())
-    }
-
-    /// `-?[0-9]+` as an `I`, or nil for other text or a value that does not fit.
-    private func digits<I: FixedWidthInteger>(_ range: Range<Int>, as type: I.Type) -> I? {
-        var index = range.lowerBound
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative {
-            guard I.isSigned else { return nil }
-            index += 1
-        }
-        guard index < range.upperBound else { return nil }
-        var result: I = 0
-        while index < range.upperBound {
-            let byte = bytes[index]
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            let (shifted, overflow) = result.multipliedReportingOverflow(by: 10)
-            let digit = I(byte - 0x30)
-            let (next, overflowAgain) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
-            guard !overflow, !overflowAgain else { return nil }
-            result = next
-            index += 1
-        }
-        return result
     }
 
     func number(_ type: Any.Type, _ value: Value, _ path: @autoclosure () -> [any CodingKey]) throws -> JSONNumber {

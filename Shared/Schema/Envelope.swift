@@ -30,4 +30,5 @@ extension Envelope: Equatable where Payload: Equatable {}
 public struct Header: Codable, Equatable, Sendable {
     public var seq: Int?
     public init(seq: Int? = nil) { self.seq = seq }
+    enum CodingKeys: String, CodingKey { case seq }
 }

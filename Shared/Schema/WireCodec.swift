@@ -26,13 +26,31 @@ public enum WireCodec {
         }
     }
 
+    /// A payload of a type that reads its own fields, and its `seq`, as `decode(Envelope<T>.self, from:)`
+    /// gives them; nil when that cannot be said without decoding (bytes outside the plain subset, a
+    /// field of another type, a payload over the limit), and `decode` then gives the value or the error.
+    public static func read<T: FieldReadable>(_ type: T.Type, from data: Data) -> (value: T, seq: Int?)? {
+        guard data.count <= maxPayloadBytes else { return nil }
+        return FieldReader.read(data) { fields throws(FieldReader.Decline) in
+            (try T(fields: fields), try fields.integer(Header.CodingKeys.seq))
+        }
+    }
+
     public static func encode<T: Encodable>(_ value: T) -> Data {
+        if let writable = value as? any FieldWritable { return written(writable) }
         do {
             return try JSONTreeEncoder().encode(value)
         } catch {
             // Our own value types always encode; a failure is a broken invariant, but never crash a server.
             return Data(#"{"code":6024,"message":"reply could not be encoded"}"#.utf8)
         }
+    }
+
+    /// A value that writes its own fields, as `encode` would write it.
+    static func written(_ value: some FieldWritable) -> Data {
+        var fields = FieldWriter()
+        value.write(fields: &fields)
+        return fields.data()
     }
 
     /// An error reply frame for `error`, echoing `seq`.
@@ -84,7 +102,10 @@ public enum WireCodec {
 extension WireCodec {
     /// A success reply frame: `body`'s fields with `code: 0` and the request's `seq`.
     public static func successReply(_ body: any Encodable, seq: Int? = nil) -> Data {
-        encode(SuccessReply(body: body, seq: seq))
+        guard let writable = body as? any FieldWritable else { return encode(SuccessReply(body: body, seq: seq)) }
+        var fields = FieldWriter()
+        SuccessReply.write(writable, seq: seq, to: &fields)
+        return fields.data()
     }
 }
 
@@ -93,6 +114,13 @@ private struct SuccessReply: Encodable {
     let seq: Int?
 
     enum CodingKeys: String, CodingKey { case code, seq }
+
+    /// Its fields as `encode(to:)` encodes them, for a body that writes its own.
+    static func write(_ body: some FieldWritable, seq: Int?, to fields: inout FieldWriter) {
+        body.write(fields: &fields)
+        fields.write(0, for: CodingKeys.code)
+        fields.writeIfPresent(seq, for: CodingKeys.seq)
+    }
 
     func encode(to encoder: any Encoder) throws {
         try body.encode(to: encoder)

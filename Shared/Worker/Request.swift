@@ -27,11 +27,24 @@ public struct Request: Sendable {
 
     /// The payload as `T`, or the `CommandError` the client should get.
     public func decode<T: Decodable & Sendable>(_ type: T.Type) throws(CommandError) -> T {
+        try decode(decodable: type)
+    }
+
+    private func decode<T: Decodable & Sendable>(decodable type: T.Type) throws(CommandError) -> T {
         // A payload kept whole as a tree (analytics) is parsed once, not scanned for its `seq` first.
         let envelope = try WireCodec.decode(Envelope<DecodeOnly<T>>.self, from: payload, readsInPlace: T.self != JSONValue.self)
         header.seq = envelope.seq
         header.isKnown = true
         return envelope.payload.value
+    }
+
+    /// The payload as `T`, read straight from its bytes (`FieldReader`) when they are plain, else as
+    /// `decode` reads any type: the same value, or the same error.
+    public func decode<T: FieldReadable & Sendable>(_ type: T.Type) throws(CommandError) -> T {
+        guard let (value, seq) = WireCodec.read(type, from: payload) else { return try decode(decodable: type) }
+        header.seq = seq
+        header.isKnown = true
+        return value
     }
 
     /// The payload's `seq`: from `decode` when it ran, else read from the payload now.

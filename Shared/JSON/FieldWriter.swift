@@ -1,0 +1,106 @@
+import Foundation
+
+/// A type that writes its own fields, with no `Encoder`: for the replies and events written for nearly
+/// every request (a Codable encode of one built a tree through the generic machinery, then sorted it:
+/// a tenth of the tagging worker's instructions; docs/benchmarks.md).
+///
+/// `write(fields:)` is a fast path beside `encode(to:)`, never a second definition: it must write the
+/// members `encode(to:)` encodes, with the same values, and `JSONTreeEncoder` and `FieldWriter` then
+/// give the same bytes. Tests write each conforming type both ways.
+public protocol FieldWritable: Encodable {
+    func write(fields: inout FieldWriter)
+}
+
+/// Writes one JSON object as `JSONTreeEncoder` writes it, from members given in any order: keys in
+/// byte order, a key given twice keeping its last value (as a keyed container that encodes a key
+/// again), compact, strings escaped by the one `JSONWriter`. Each value is written once, as it is
+/// given; only the keys are sorted.
+public struct FieldWriter {
+    /// The values, one after another.
+    private var values = JSONWriter()
+    /// Each member's key and where its value lies in `values`, in the order given.
+    private var members: [(key: String, value: Range<Int>)] = []
+
+    public init() { members.reserveCapacity(8) }
+
+    public mutating func write(_ value: String, for key: some CodingKey) {
+        member(key) { $0.writeString(value) }
+    }
+
+    /// `null` when nil, as `encode` writes an optional.
+    public mutating func write(_ value: String?, for key: some CodingKey) {
+        guard let value else { return member(key) { $0.append("null") } }
+        write(value, for: key)
+    }
+
+    /// Nothing when nil, as `encodeIfPresent` (and a synthesized `encode(to:)`) writes an optional.
+    public mutating func writeIfPresent(_ value: String?, for key: some CodingKey) {
+        if let value { write(value, for: key) }
+    }
+
+    public mutating func write(_ value: [String], for key: some CodingKey) {
+        member(key) { writer in
+            writer.bytes.append(UInt8(ascii: "["))
+            for (index, item) in value.enumerated() {
+                if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                writer.writeString(item)
+            }
+            writer.bytes.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// `null` when nil.
+    public mutating func write(_ value: [String]?, for key: some CodingKey) {
+        guard let value else { return member(key) { $0.append("null") } }
+        write(value, for: key)
+    }
+
+    public mutating func write(_ value: some BinaryInteger, for key: some CodingKey) {
+        member(key) { $0.append(String(value)) }
+    }
+
+    public mutating func writeIfPresent(_ value: (some BinaryInteger)?, for key: some CodingKey) {
+        if let value { write(value, for: key) }
+    }
+
+    public mutating func write(_ value: Bool, for key: some CodingKey) {
+        member(key) { $0.append(value ? "true" : "false") }
+    }
+
+    /// The object: `{`, the members in their keys' byte order, `}`.
+    public func data() -> Data {
+        var order = Array(members.indices)
+        // Insertion sort: a reply or an event has a handful of members.
+        for next in order.indices.dropFirst() {
+            var index = next
+            while index > 0, members[order[index]].key.precedesInByteOrder(members[order[index - 1]].key) {
+                order.swapAt(index, index - 1)
+                index -= 1
+            }
+        }
+        var object = JSONWriter()
+        object.bytes.reserveCapacity(values.bytes.count + 16 * members.count + 2)
+        object.bytes.append(UInt8(ascii: "{"))
+        for (position, index) in order.enumerated() {
+            if position > 0 { object.bytes.append(UInt8(ascii: ",")) }
+            object.writeString(members[index].key)
+            object.bytes.append(UInt8(ascii: ":"))
+            object.bytes.append(contentsOf: values.bytes[members[index].value])
+        }
+        object.bytes.append(UInt8(ascii: "}"))
+        return Data(object.bytes)
+    }
+
+    /// Writes a member's value with `write`; a key given before keeps this value instead.
+    private mutating func member(_ key: some CodingKey, _ write: (inout JSONWriter) -> Void) {
+        let start = values.bytes.count
+        write(&values)
+        let value = start..<values.bytes.count
+        let name = key.stringValue
+        if let earlier = members.firstIndex(where: { $0.key == name }) {
+            members[earlier].value = value
+        } else {
+            members.append((name, value))
+        }
+    }
+}

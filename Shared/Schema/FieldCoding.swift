@@ -1,0 +1,75 @@
+import JSON
+
+// The payloads, replies and events of nearly every request (the tagging mix: tags, aliases), read
+// and written with no Decoder or Encoder (`FieldReadable`, `FieldWritable`). Each reads and writes
+// exactly the members its Codable conformance does; `FieldCodingTests` holds them to it.
+
+extension TagsChange: FieldReadable {
+    public init(fields: FieldReader) throws(FieldReader.Decline) {
+        self.init(appKey: try fields.string(CodingKeys.appKey), registrationID: try fields.string(CodingKeys.registrationID),
+                  tags: try fields.strings(CodingKeys.tags))
+    }
+}
+
+extension DeviceRef: FieldReadable {
+    public init(fields: FieldReader) throws(FieldReader.Decline) {
+        self.init(appKey: try fields.string(CodingKeys.appKey), registrationID: try fields.string(CodingKeys.registrationID))
+    }
+}
+
+extension TagCheck: FieldReadable {
+    public init(fields: FieldReader) throws(FieldReader.Decline) {
+        self.init(appKey: try fields.string(CodingKeys.appKey), registrationID: try fields.string(CodingKeys.registrationID),
+                  tag: try fields.string(CodingKeys.tag))
+    }
+}
+
+extension AliasSet: FieldReadable {
+    public init(fields: FieldReader) throws(FieldReader.Decline) {
+        self.init(appKey: try fields.string(CodingKeys.appKey), registrationID: try fields.string(CodingKeys.registrationID),
+                  alias: try fields.string(CodingKeys.alias))
+    }
+}
+
+extension TagsReply: FieldWritable {
+    public func write(fields: inout FieldWriter) { fields.write(tags, for: CodingKeys.tags) }
+}
+
+extension AliasReply: FieldWritable {
+    public func write(fields: inout FieldWriter) { fields.write(alias, for: CodingKeys.alias) }
+}
+
+extension TagBinding: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(tag, for: CodingKeys.tag)
+        fields.write(isBind, for: CodingKeys.isBind)
+    }
+}
+
+extension TagsChangedEvent: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(appKey, for: CodingKeys.appKey)
+        fields.write(registrationID, for: CodingKeys.registrationID)
+        fields.write(added, for: CodingKeys.added)
+        fields.write(removed, for: CodingKeys.removed)
+    }
+}
+
+extension AliasChangedEvent: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(appKey, for: CodingKeys.appKey)
+        fields.write(registrationID, for: CodingKeys.registrationID)
+        fields.writeIfPresent(alias, for: CodingKeys.alias)
+        fields.writeIfPresent(previous, for: CodingKeys.previous)
+    }
+}
+
+extension Event: FieldWritable where Body: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        body.write(fields: &fields)
+        fields.write(publisher, for: CodingKeys.publisher)
+        fields.write(sequence, for: CodingKeys.sequence)
+        fields.writeIfPresent(epoch, for: CodingKeys.epoch)
+        fields.write(time, for: CodingKeys.time)
+    }
+}

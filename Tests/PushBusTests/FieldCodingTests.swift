@@ -1,0 +1,158 @@
+import Foundation
+import JSON
+import Schema
+import Testing
+
+/// The types that read and write their own fields (`FieldReadable`, `FieldWritable`) against their
+/// Codable conformance, over the same documents and values: the fast path gives what `init(from:)`
+/// gives whenever it gives anything, reads the plain payloads requests carry, and writes the bytes
+/// `JSONTreeEncoder` writes.
+@Suite("Field coding")
+struct FieldCodingTests {
+    // MARK: reading
+
+    /// Values for one field: every JSON kind, and the edges of strings, lists and integers.
+    static let fieldValues: [String?] = [
+        nil, "null", #""""#, #""a-b_c""#, #""AA:bb/cc""#, "\"\(String(repeating: "x", count: 300))\"", #""with \"escape\"""#,
+        #""\u00e9""#, "\"é\"", "0", "-7", "1.5", "1e3", "true", "false", "[]", #"["x"]"#, #"["x","y","x"]"#, #"["x",null]"#,
+        #"["x",3]"#, #"[["x"]]"#, #"{"a":"b"}"#, "{}", "9223372036854775807", "9223372036854775808", "-0",
+    ]
+
+    /// Documents of the fields `plain` (each key with a value of its type): each key with each value,
+    /// a key given twice, unknown keys, spacing, a `seq` of each kind, and random mixes.
+    static func documents(_ plain: [(String, String?)]) -> [String] {
+        let keys = plain.map(\.0)
+        func object(_ members: [(String, String?)]) -> String {
+            "{" + members.compactMap { key, value in value.map { "\"\(key)\":\($0)" } }.joined(separator: ",") + "}"
+        }
+        var documents = ["{}", object(plain), " \n{ " + object(plain).dropFirst().dropLast() + " }\t", "[]", "{", "nope", ""]
+        for key in keys + ["seq"] {
+            for value in fieldValues {
+                documents.append(object(plain.filter { $0.0 != key } + [(key, value)]))
+                documents.append(object([(key, value)] + plain + [("other", #"{"deep":[1,{"x":null}]}"#)]))
+            }
+        }
+        for key in keys {
+            documents.append(object(plain + [(key, #""again""#)]))
+            documents.append(object([(key, "null")] + plain))
+            documents.append(object([(key, "3")] + plain))
+        }
+        var random = TestRandom()
+        for _ in 0..<400 {
+            let members = (keys + ["seq", "x"]).shuffled(using: &random).map { ($0, fieldValues.randomElement(using: &random)!) }
+            documents.append(object(members))
+        }
+        return documents
+    }
+
+    /// Where `WireCodec.read` gives a value, `decode(Envelope<T>)` gives the same value and `seq`.
+    func readsAsDecoded<T: FieldReadable & Codable & Sendable & Equatable>(_ type: T.Type, _ plain: [(String, String?)]) -> Int {
+        var read = 0
+        for document in Self.documents(plain) {
+            let data = Data(document.utf8)
+            guard let fast = WireCodec.read(type, from: data) else { continue }
+            read += 1
+            do {
+                let decoded = try WireCodec.decode(Envelope<T>.self, from: data)
+                #expect(fast.value == decoded.payload && fast.seq == decoded.seq, "\(T.self) \(document): \(fast) vs \(decoded)")
+            } catch {
+                Issue.record("\(T.self) \(document): read \(fast), but decoding fails: \(error)")
+            }
+        }
+        return read
+    }
+
+    @Test func payloadsReadThemselvesAsTheyDecode() {
+        let device: [(String, String?)] = [("app_key", #""k""#), ("registration_id", #""r""#)]
+        let counts = [
+            readsAsDecoded(TagsChange.self, device + [("tags", #"["a","b"]"#)]),
+            readsAsDecoded(DeviceRef.self, device),
+            readsAsDecoded(TagCheck.self, device + [("tag", #""t""#)]),
+            readsAsDecoded(AliasSet.self, device + [("alias", #""a""#)]),
+        ]
+        // Each type read a good share of the documents itself: the fast path runs.
+        #expect(counts.allSatisfy { $0 > 40 }, "\(counts)")
+    }
+
+    @Test func plainRequestsAreReadInPlaceAndOthersAreLeftToTheDecoder() throws {
+        let plain = Data(#"{"app_key":"k","registration_id":"r","tags":["a","b"],"seq":12,"ts":1700000000,"nonce":"00ff"}"#.utf8)
+        let read = try #require(WireCodec.read(TagsChange.self, from: plain))
+        #expect(read.value == TagsChange(appKey: "k", registrationID: "r", tags: ["a", "b"]) && read.seq == 12)
+        for declined in [#"{"app_key":"k\u0041"}"#, #"{"tags":"a"}"#, #"{"tags":[null]}"#, #"{"seq":1.0}"#, #"{"seq":"1"}"#, "[1]"] {
+            #expect(WireCodec.read(TagsChange.self, from: Data(declined.utf8)) == nil, "\(declined)")
+        }
+        let oversize = Data(("{\"app_key\":\"" + String(repeating: "k", count: WireCodec.maxPayloadBytes) + "\"}").utf8)
+        #expect(WireCodec.read(DeviceRef.self, from: oversize) == nil)
+    }
+
+    // MARK: writing
+
+    static func text<R: RandomNumberGenerator>(_ random: inout R) -> String {
+        let pieces = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\u{01}", "\u{1F}", "\u{7F}", "é", "日本", "🎉", "_", "-", "\u{2028}"]
+        return (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+    }
+
+    static func texts<R: RandomNumberGenerator>(_ random: inout R) -> [String] {
+        (0..<Int.random(in: 0...4, using: &random)).map { _ in text(&random) }
+    }
+
+    static func maybe<T, R: RandomNumberGenerator>(_ value: T, _ random: inout R) -> T? { Bool.random(using: &random) ? value : nil }
+
+    /// `WireCodec.encode` (which writes a `FieldWritable` itself) gives `JSONTreeEncoder`'s bytes.
+    func writesAsEncoded<T: FieldWritable>(_ value: T) throws {
+        let fast = WireCodec.encode(value)
+        let encoded = try JSONTreeEncoder().encode(value)
+        #expect(fast == encoded, "\(value): \(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: encoded, as: UTF8.self))")
+    }
+
+    @Test func repliesAndEventsWriteThemselvesAsTheyEncode() throws {
+        var random = TestRandom()
+        for _ in 0..<300 {
+            try writesAsEncoded(TagsReply(tags: Self.maybe(Self.texts(&random), &random)))
+            try writesAsEncoded(AliasReply(alias: Self.maybe(Self.text(&random), &random)))
+            try writesAsEncoded(TagBinding(tag: Self.text(&random), isBind: .random(using: &random)))
+            let tags = TagsChangedEvent(appKey: Self.text(&random), registrationID: Self.text(&random),
+                                        added: Self.texts(&random), removed: Self.texts(&random))
+            let alias = AliasChangedEvent(appKey: Self.text(&random), registrationID: Self.text(&random),
+                                          alias: Self.maybe(Self.text(&random), &random), previous: Self.maybe(Self.text(&random), &random))
+            try writesAsEncoded(tags)
+            try writesAsEncoded(alias)
+            let sequence = Int64.random(in: .min ... .max, using: &random)
+            try writesAsEncoded(Event(publisher: Self.text(&random), sequence: sequence, epoch: Self.maybe(Self.text(&random), &random),
+                                      time: Self.text(&random), body: tags))
+            try writesAsEncoded(Event(publisher: "tagging", sequence: 1, time: "t", body: alias))
+        }
+    }
+
+    /// A body that only encodes, so `successReply` writes it through `encode(to:)`: the reference.
+    struct Opaque: Encodable {
+        let body: any Encodable
+        func encode(to encoder: any Encoder) throws { try body.encode(to: encoder) }
+    }
+
+    @Test func successRepliesWriteTheBodyWithCodeAndSeqAsTheyEncode() {
+        var random = TestRandom()
+        for _ in 0..<200 {
+            let seq = Self.maybe(Int.random(in: -1_000_000...1_000_000, using: &random), &random)
+            let bodies: [any FieldWritable] = [TagsReply(tags: Self.maybe(Self.texts(&random), &random)),
+                                               AliasReply(alias: Self.maybe(Self.text(&random), &random)),
+                                               TagBinding(tag: Self.text(&random), isBind: .random(using: &random))]
+            for body in bodies {
+                let fast = WireCodec.successReply(body, seq: seq)
+                let encoded = WireCodec.successReply(Opaque(body: body), seq: seq)
+                #expect(fast == encoded, "\(String(decoding: fast, as: UTF8.self)) vs \(String(decoding: encoded, as: UTF8.self))")
+            }
+        }
+    }
+
+    /// A later member of the same key keeps its value, as a keyed container that encodes a key again.
+    @Test func aKeyWrittenTwiceKeepsItsLastValue() {
+        enum Key: String, CodingKey { case b, a, code }
+        var fields = FieldWriter()
+        fields.write("first", for: Key.b)
+        fields.write(1, for: Key.code)
+        fields.write(true, for: Key.a)
+        fields.write("second", for: Key.b)
+        #expect(String(decoding: fields.data(), as: UTF8.self) == #"{"a":true,"b":"second","code":1}"#)
+    }
+}
