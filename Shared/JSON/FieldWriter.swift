@@ -16,12 +16,24 @@ public protocol FieldWritable: Encodable {
 /// again), compact, strings escaped by the one `JSONWriter`. Each value is written once, as it is
 /// given; only the keys are sorted.
 public struct FieldWriter {
+    private struct Member {
+        /// The key's UTF-8 in `keys`.
+        var key: Range<Int>
+        /// The value's JSON in `values`.
+        var value: Range<Int>
+    }
+
+    /// The keys' UTF-8, one after another.
+    private var keys: [UInt8] = []
     /// The values, one after another.
     private var values = JSONWriter()
-    /// Each member's key and where its value lies in `values`, in the order given.
-    private var members: [(key: String, value: Range<Int>)] = []
+    /// Each member's key and value, in the order given.
+    private var members: [Member] = []
 
-    public init() { members.reserveCapacity(8) }
+    public init() {
+        keys.reserveCapacity(128)
+        members.reserveCapacity(8)
+    }
 
     public mutating func write(_ value: String, for key: some CodingKey) {
         member(key) { $0.writeString(value) }
@@ -69,26 +81,35 @@ public struct FieldWriter {
 
     /// The object: `{`, the members in their keys' byte order, `}`.
     public func data() -> Data {
-        var order = Array(members.indices)
-        // Insertion sort: a reply or an event has a handful of members.
-        for next in order.indices.dropFirst() {
-            var index = next
-            while index > 0, members[order[index]].key.precedesInByteOrder(members[order[index - 1]].key) {
-                order.swapAt(index, index - 1)
-                index -= 1
+        keys.withUnsafeBufferPointer { keys in
+            func precedes(_ a: Member, _ b: Member) -> Bool {
+                let shared = min(a.key.count, b.key.count)
+                let order = shared == 0 ? 0 : memcmp(keys.baseAddress! + a.key.lowerBound, keys.baseAddress! + b.key.lowerBound, shared)
+                return order < 0 || (order == 0 && a.key.count < b.key.count)
             }
+            var sorted = members
+            // Insertion sort: a reply or an event has a handful of members.
+            for next in sorted.indices.dropFirst() {
+                var index = next
+                while index > 0, precedes(sorted[index], sorted[index - 1]) {
+                    sorted.swapAt(index, index - 1)
+                    index -= 1
+                }
+            }
+            var object = JSONWriter()
+            object.bytes.reserveCapacity(values.bytes.count + keys.count + 4 * members.count + 2)
+            object.bytes.append(UInt8(ascii: "{"))
+            values.bytes.withUnsafeBufferPointer { values in
+                for (position, member) in sorted.enumerated() {
+                    if position > 0 { object.bytes.append(UInt8(ascii: ",")) }
+                    object.writeString(utf8: UnsafeBufferPointer(rebasing: keys[member.key]))
+                    object.bytes.append(UInt8(ascii: ":"))
+                    object.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: values[member.value]))
+                }
+            }
+            object.bytes.append(UInt8(ascii: "}"))
+            return Data(object.bytes)
         }
-        var object = JSONWriter()
-        object.bytes.reserveCapacity(values.bytes.count + 16 * members.count + 2)
-        object.bytes.append(UInt8(ascii: "{"))
-        for (position, index) in order.enumerated() {
-            if position > 0 { object.bytes.append(UInt8(ascii: ",")) }
-            object.writeString(members[index].key)
-            object.bytes.append(UInt8(ascii: ":"))
-            object.bytes.append(contentsOf: values.bytes[members[index].value])
-        }
-        object.bytes.append(UInt8(ascii: "}"))
-        return Data(object.bytes)
     }
 
     /// Writes a member's value with `write`; a key given before keeps this value instead.
@@ -96,11 +117,20 @@ public struct FieldWriter {
         let start = values.bytes.count
         write(&values)
         let value = start..<values.bytes.count
-        let name = key.stringValue
-        if let earlier = members.firstIndex(where: { $0.key == name }) {
+        var name = key.stringValue
+        let keyStart = keys.count
+        name.withUTF8 { keys.append(contentsOf: $0) }
+        let added = keyStart..<keys.count
+        let earlier = keys.withUnsafeBufferPointer { keys in
+            members.firstIndex { member in
+                member.key.count == added.count
+                    && (added.isEmpty || memcmp(keys.baseAddress! + member.key.lowerBound, keys.baseAddress! + keyStart, added.count) == 0)
+            }
+        }
+        if let earlier {
             members[earlier].value = value
         } else {
-            members.append((name, value))
+            members.append(Member(key: added, value: value))
         }
     }
 }

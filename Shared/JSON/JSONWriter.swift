@@ -113,20 +113,23 @@ struct JSONWriter {
 
     mutating func writeString(_ text: String) {
         var text = text
-        text.withUTF8 { utf8 in
-            bytes.append(0x22)
-            // Runs of bytes that need no escape are copied whole: most keys and values are one run.
-            var run = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
-                writeEscape(byte)
-                run = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
-            bytes.append(0x22)
+        text.withUTF8 { writeString(utf8: $0) }
+    }
+
+    /// A string given as its UTF-8.
+    mutating func writeString(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(0x22)
+        // Runs of bytes that need no escape are copied whole: most keys and values are one run.
+        var run = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+            writeEscape(byte)
+            run = index + 1
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
+        bytes.append(0x22)
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
