@@ -132,7 +132,7 @@ let package = Package(
         .executableTarget(name: "pushctl", dependencies: ["Client", "JSON", "Schema", "Runtime", "Credentials"], path: "Tools/PushCtl"),
         .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
         .target(name: "ReplayKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
-                path: "Tools/ReplayKit"),
+                path: "Tools/ReplayKit", swiftSettings: hotPath),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
         .executableTarget(name: "pushbus-backup", dependencies: ["Credentials", "SQLite", "Runtime"], path: "Tools/Backup"),
         .target(name: "FuzzKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],

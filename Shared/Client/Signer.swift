@@ -42,18 +42,29 @@ public final class Signer {
     /// The body to send: `[command, payload with ts and nonce, proof]`, or unchanged when the command
     /// goes unsigned or no key is known (the gateway then answers 1008).
     public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
-        let known = Command(rawValue: command)
-        guard let fields = SigningFields(payload),
-              !SigningPolicy.rule(for: known).goesUnsigned(namingDevice: fields.namesDevice) else {
-            return [Data(command.utf8), payload]
-        }
-        let signers = SigningPolicy.clientSigners(for: known, namingDevice: fields.registrationID != nil)
-        guard let (principal, key) = signature(signers, appKey: fields.appKey, registrationID: fields.registrationID) else {
-            return [Data(command.utf8), payload]
+        sign(Self.plan(command: command, payload: payload), payload: payload, now: now)
+    }
+
+    /// `sign(command:payload:)` for the payload `plan` was made for, without reading it again.
+    public func sign(_ plan: SigningPlan, payload: Data, now: Date = Date()) -> [Data] {
+        guard let fields = plan.fields,
+              let (principal, key) = signature(plan.signers, appKey: fields.appKey, registrationID: fields.registrationID) else {
+            return [plan.commandFrame, payload]
         }
         let ts = Int64(now.timeIntervalSince1970.rounded(.down))
         let signed = Self.stamp(payload, fields, ts: ts, nonce: nonces.next())
-        return [Data(command.utf8), signed, Proof.frame(principal: principal, key: key, command: command, payload: signed)]
+        return [plan.commandFrame, signed, Proof.frame(principal: principal, key: key, command: plan.command, payload: signed)]
+    }
+
+    /// What signing `payload` for `command` reads of them, whatever the keys: who may sign it.
+    public static func plan(command: String, payload: Data) -> SigningPlan {
+        let known = Command(rawValue: command)
+        guard let fields = SigningFields(payload),
+              !SigningPolicy.rule(for: known).goesUnsigned(namingDevice: fields.namesDevice) else {
+            return SigningPlan(command: command, fields: nil, signers: [])
+        }
+        return SigningPlan(command: command, fields: fields,
+                           signers: SigningPolicy.clientSigners(for: known, namingDevice: fields.registrationID != nil))
     }
 
     /// Two equal requests in one second must not look like a replay of each other: each gets a nonce

@@ -7,7 +7,7 @@ import Signing
 /// member. Read in place by `JSONScanner`, with no tree; a payload outside the scanner's subset (or
 /// with an escaped key or ID) goes through the parser, which reads the same. A key given twice
 /// reads as its first, as the parser reads it.
-struct SigningFields: Equatable {
+struct SigningFields: Equatable, Sendable {
     var namesDevice = false
     var registrationID: String?
     var appKey: String?

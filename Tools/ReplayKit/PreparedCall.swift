@@ -1,3 +1,4 @@
+import Client
 import Foundation
 import JSON
 import Schema
@@ -14,6 +15,8 @@ struct PreparedCall {
     let service: Data
     let command: String
     let payload: Data
+    /// What signing `payload` reads of it, read here once.
+    let signing: SigningPlan
     /// Byte ranges of IDs (inside their quotes) that the replay maps, with the recorded ID.
     let ids: [(range: Range<Int>, old: String)]
     /// The call whose reply produces an ID this one uses.
@@ -34,6 +37,7 @@ struct PreparedCall {
         object["seq"] = .number(Double(index))
         let encoded = WireCodec.encode(JSONValue.object(object))
         payload = encoded
+        signing = Signer.plan(command: call.command, payload: encoded)
 
         var used: [String] = []
         for key in Self.idKeys {
@@ -62,6 +66,13 @@ struct PreparedCall {
             for key in ["registration_id", "euid", "app_key"] { if let id = reply[key]?.string { produced[key] = id } }
         }
         produces = produced
+    }
+
+    /// The body to send, signed by `signer`: the payload as prepared, or, when it names IDs this run
+    /// maps, with them replaced, and then read again for signing.
+    func body(signedBy signer: Signer, mapping: [String: String]) -> [Data] {
+        guard !ids.isEmpty else { return signer.sign(signing, payload: payload) }
+        return signer.sign(command: command, payload: payload(mapping: mapping))
     }
 
     /// The payload with every mapped ID replaced by the one this run got.

@@ -78,7 +78,7 @@ public final class Replayer {
                         break
                     }
                 }
-                let body = signer.sign(command: call.command, payload: call.payload(mapping: mapping))
+                let body = call.body(signedBy: signer, mapping: mapping)
                 try sockets[call.connection].send(Message([Data(), MDP.client, call.service] + body))
                 sentAt[next] = Clock.microseconds()
                 next += 1
