@@ -42,17 +42,17 @@ public final class Signer {
     /// The body to send: `[command, payload with ts and nonce, proof]`, or unchanged when the command
     /// goes unsigned or no key is known (the gateway then answers 1008).
     public func sign(command: String, payload: Data, now: Date = Date()) -> [Data] {
-        sign(Self.plan(command: command, payload: payload), payload: payload, now: now)
+        sign(Self.plan(command: command, payload: payload), now: now)
     }
 
-    /// `sign(command:payload:)` for the payload `plan` was made for, without reading it again.
-    public func sign(_ plan: SigningPlan, payload: Data, now: Date = Date()) -> [Data] {
+    /// `sign(command:payload:)` for the plan's command and payload, without reading them again.
+    public func sign(_ plan: SigningPlan, now: Date = Date()) -> [Data] {
         guard let fields = plan.fields,
               let (principal, key) = signature(plan.signers, appKey: fields.appKey, registrationID: fields.registrationID) else {
-            return [plan.commandFrame, payload]
+            return [plan.commandFrame, plan.payload]
         }
         let ts = Int64(now.timeIntervalSince1970.rounded(.down))
-        let signed = Self.stamp(payload, fields, ts: ts, nonce: nonces.next())
+        let signed = Self.stamp(plan.payload, fields, ts: ts, nonce: nonces.next())
         return [plan.commandFrame, signed, Proof.frame(principal: principal, key: key, command: plan.command, payload: signed)]
     }
 
@@ -61,9 +61,9 @@ public final class Signer {
         let known = Command(rawValue: command)
         guard let fields = SigningFields(payload),
               !SigningPolicy.rule(for: known).goesUnsigned(namingDevice: fields.namesDevice) else {
-            return SigningPlan(command: command, fields: nil, signers: [])
+            return SigningPlan(command: command, payload: payload, fields: nil, signers: [])
         }
-        return SigningPlan(command: command, fields: fields,
+        return SigningPlan(command: command, payload: payload, fields: fields,
                            signers: SigningPolicy.clientSigners(for: known, namingDevice: fields.registrationID != nil))
     }
 

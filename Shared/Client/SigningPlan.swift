@@ -1,11 +1,12 @@
 import Foundation
 import Signing
 
-/// What signing one payload for one command needs to know of them, read once (`Signer.plan`): a
-/// replay works it out for every recorded call before it starts, so sending a call only stamps,
-/// looks the key up and signs. Good for that payload only, byte for byte.
+/// One payload for one command, with what signing it needs to know of them, read once
+/// (`Signer.plan`): a replay works it out for every recorded call before it starts, so sending a call
+/// only stamps, looks the key up and signs. It holds its payload, so it signs nothing else.
 public struct SigningPlan: Sendable {
     let command: String
+    let payload: Data
     /// The command as the body's first frame.
     let commandFrame: Data
     /// The payload's fields; nil when it goes unsigned (or is not a JSON object).
@@ -13,8 +14,9 @@ public struct SigningPlan: Sendable {
     /// Who may sign it, in the order tried.
     let signers: [SigningPolicy.Role]
 
-    init(command: String, fields: SigningFields?, signers: [SigningPolicy.Role]) {
+    init(command: String, payload: Data, fields: SigningFields?, signers: [SigningPolicy.Role]) {
         self.command = command
+        self.payload = payload
         commandFrame = Data(command.utf8)
         self.fields = fields
         self.signers = signers

@@ -14,7 +14,8 @@ public protocol FieldWritable: Encodable {
 /// Writes one JSON object as `JSONTreeEncoder` writes it, from members given in any order: keys in
 /// byte order, a key given twice keeping its last value (as a keyed container that encodes a key
 /// again), compact, strings escaped by the one `JSONWriter`. Each value is written once, as it is
-/// given; only the keys are sorted.
+/// given; only the keys are sorted. Keys are ASCII (coding keys' names): two spellings of one
+/// non-ASCII name are one key to the tree and two here, so a non-ASCII key traps in debug builds.
 public struct FieldWriter {
     private struct Member {
         /// The key's UTF-8 in `keys`.
@@ -119,7 +120,10 @@ public struct FieldWriter {
         let value = start..<values.bytes.count
         var name = key.stringValue
         let keyStart = keys.count
-        name.withUTF8 { keys.append(contentsOf: $0) }
+        name.withUTF8 { utf8 in
+            assert(utf8.allSatisfy { $0 < 0x80 }, "a FieldWriter key is ASCII: \(key.stringValue)")
+            keys.append(contentsOf: utf8)
+        }
         let added = keyStart..<keys.count
         let earlier = keys.withUnsafeBufferPointer { keys in
             members.firstIndex { member in

@@ -10,6 +10,9 @@ import Foundation
 /// The address only picks the slot. A hit needs the same length and the same bytes too, compared
 /// whole, so a text made at run time whose memory another text takes later never finds the
 /// other's statement. Two texts whose addresses share a slot take it in turn and both still work.
+/// (Texts of 15 bytes or less are copied to the stack to be read, all to one place: they share a
+/// slot and are found in the dictionary.) It holds only statements the dictionary holds: it is
+/// emptied whenever the dictionary starts over.
 struct RecentStatements {
     private struct Slot {
         var address: UnsafeRawPointer?

@@ -65,6 +65,33 @@ struct SQLiteTests {
         #expect(values == (0..<40).map { [$0 % 2 == 0 ? 1 : 2, $0 % 4 + 100] })
     }
 
+    /// The table of recent statements holds only what the cache holds: once the cache starts over, a
+    /// text run again inside a loop over its own rows gets a statement of its own and leaves the
+    /// loop's alone, and no more statements stay prepared than the cache's limit (512).
+    @Test func recentStatementsAreLetGoWhenTheCacheStartsOver() throws {
+        let store = try Store(path: path, migrations: migrations)
+        try store.write { db in for n in 1...5 { try db.run("INSERT INTO items (name) VALUES (?)", "n\(n)") } }
+        let select = "SELECT id FROM items ORDER BY id -- longer than a small string"
+        let visited = try store.read { db -> [Int] in
+            var ids: [Int] = []
+            try db.forEachRow(select) { row in
+                ids.append(row[0].int ?? -1)
+                guard ids.count == 1 else { return }
+                // Short texts, copied to one place on the stack to be read: they share one slot,
+                // and leave the loop's statement in its own while the cache starts over.
+                for n in 0..<600 { _ = try db.value("SELECT \(n)") }
+                _ = try db.rows(select)
+            }
+            return ids
+        }
+        #expect(visited == [1, 2, 3, 4, 5])
+        let prepared = try store.read { db in
+            for n in 0..<2000 { _ = try db.value("SELECT \(n) AS made_at_run_time") }
+            return try db.value("SELECT count(*) FROM sqlite_stmt").int ?? -1
+        }
+        #expect(prepared <= 512 + 2, "\(prepared) statements prepared")
+    }
+
     @Test func throwingWriteRollsBackAndRethrowsTheFirstError() throws {
         struct Refused: Error {}
         let store = try Store(path: path, migrations: migrations)

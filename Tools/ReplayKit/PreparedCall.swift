@@ -15,7 +15,7 @@ struct PreparedCall {
     let service: Data
     let command: String
     let payload: Data
-    /// What signing `payload` reads of it, read here once.
+    /// `payload` with what signing reads of it, read here once.
     let signing: SigningPlan
     /// Byte ranges of IDs (inside their quotes) that the replay maps, with the recorded ID.
     let ids: [(range: Range<Int>, old: String)]
@@ -71,7 +71,7 @@ struct PreparedCall {
     /// The body to send, signed by `signer`: the payload as prepared, or, when it names IDs this run
     /// maps, with them replaced, and then read again for signing.
     func body(signedBy signer: Signer, mapping: [String: String]) -> [Data] {
-        guard !ids.isEmpty else { return signer.sign(signing, payload: payload) }
+        guard !ids.isEmpty else { return signer.sign(signing) }
         return signer.sign(command: command, payload: payload(mapping: mapping))
     }
 
