@@ -27,12 +27,15 @@ public struct StartOverCache<Key: Hashable, Value> {
     public var capacity: Int { entries.capacity }
 
     /// Keeps `value` under `key` at `cost` (1 by default: a count); starts over first when it would
-    /// not fit. An entry costing more than a sixteenth of the limit is not worth keeping.
-    @inlinable
-    public mutating func insert(_ value: Value, forKey key: Key, cost entryCost: Int = 1) {
-        guard entryCost <= max(1, limit / 16) else { return }
-        if cost + entryCost > limit { removeAll() }
+    /// not fit, and then returns true (for a user that keeps something derived from the entries). An
+    /// entry costing more than a sixteenth of the limit is not worth keeping.
+    @inlinable @discardableResult
+    public mutating func insert(_ value: Value, forKey key: Key, cost entryCost: Int = 1) -> Bool {
+        guard entryCost <= max(1, limit / 16) else { return false }
+        let startsOver = cost + entryCost > limit
+        if startsOver { removeAll() }
         if entries.updateValue(value, forKey: key) == nil { cost += entryCost }
+        return startsOver
     }
 
     /// The value under `key`, made by `make` (and kept) the first time.

@@ -12,28 +12,21 @@ public protocol FieldReadable: Decodable {
     init(fields: FieldReader) throws(FieldReader.Decline)
 }
 
-/// The members of one JSON object, found in place by `JSONScanner`, read by key as the synthesized
-/// `init(from:)` reads them: the first member of a key given twice (as the tree keeps it), absent or
-/// null as nil. Only documents in the scanner's plain subset with no backslash at all are read, so a
-/// string is its bytes and a key is equal to a name exactly when their bytes are. Lives for one call
-/// of `read`.
+/// The members of one JSON object, found in place as `ScanDecoder` finds them (`ScannedDocument`),
+/// read by key as the synthesized `init(from:)` reads them: the first member of a key given twice
+/// (as the tree keeps it), absent or null as nil. Only documents in the scanner's plain subset with
+/// no backslash at all are read, so a string is its bytes and a key is equal to a name exactly when
+/// their bytes are. Lives for one call of `read`.
 public struct FieldReader {
     /// Thrown where the reader cannot give what `init(from:)` would; the caller decodes the usual way.
     public struct Decline: Error {
         public init() {}
     }
 
-    private struct Field {
-        let key: Range<Int>
-        let kind: JSONScanner.Kind
-        /// A string's bytes between its quotes; any other value's text.
-        let value: Range<Int>
-    }
-
     private let bytes: UnsafeRawBufferPointer
-    private let fields: [Field]
+    private let fields: [ScannedDocument.Field]
 
-    private init(bytes: UnsafeRawBufferPointer, fields: [Field]) {
+    private init(bytes: UnsafeRawBufferPointer, fields: [ScannedDocument.Field]) {
         self.bytes = bytes
         self.fields = fields
     }
@@ -42,58 +35,42 @@ public struct FieldReader {
     /// or `body` declines.
     public static func read<T>(_ data: Data, _ body: (FieldReader) throws(Decline) -> T) -> T? {
         data.withUnsafeBytes { bytes -> T? in
-            guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), bytes.count) == nil else { return nil }
-            var fields: [Field] = []
-            fields.reserveCapacity(8)
-            let isObject = JSONScanner.members(of: bytes) { member in
-                let key = member.key.baseAddress! - base
-                let value = member.value.baseAddress.map { $0 - base } ?? 0
-                fields.append(Field(key: key..<key + member.key.count, kind: member.kind, value: value..<value + member.value.count))
-            }
-            guard isObject else { return nil }
+            guard ScannedDocument.isPlain(bytes), let fields = ScannedDocument.fields(of: 0..<bytes.count, in: bytes) else { return nil }
             return try? body(FieldReader(bytes: bytes, fields: fields))
         }
     }
 
     /// A `String?` field: nil when absent or null; declines any value but a string.
     public func string(_ key: some CodingKey) throws(Decline) -> String? {
-        guard let field = field(key), field.kind != .null else { return nil }
-        guard field.kind == .string else { throw Decline() }
-        return text(field.value)
+        guard let value = value(key), value.kind != .null else { return nil }
+        guard value.kind == .string else { throw Decline() }
+        return text(value.content)
     }
 
     /// A `[String]?` field: nil when absent or null; declines any value but an array of strings.
     public func strings(_ key: some CodingKey) throws(Decline) -> [String]? {
-        guard let field = field(key), field.kind != .null else { return nil }
-        guard field.kind == .other, bytes[field.value.lowerBound] == UInt8(ascii: "[") else { throw Decline() }
-        var items: [String] = []
-        var allStrings = true
-        let isArray = JSONScanner.items(of: UnsafeRawBufferPointer(rebasing: bytes[field.value])) { item in
-            guard item.kind == .string else { allStrings = false; return }
-            items.append(String(decoding: item.value, as: UTF8.self))
-        }
-        guard isArray, allStrings else { throw Decline() }
-        return items
+        guard let value = value(key), value.kind != .null else { return nil }
+        guard value.kind == .other, bytes[value.text.lowerBound] == UInt8(ascii: "["),
+              let items = ScannedDocument.items(of: value.text, in: bytes), items.allSatisfy({ $0.kind == .string }) else { throw Decline() }
+        return items.map { text($0.content) }
     }
 
     /// An `Int?` field: nil when absent or null; declines anything but plain digits that fit (a
     /// `3.0` or an exponent is left to the decoder, which has its own rules for them).
     public func integer(_ key: some CodingKey) throws(Decline) -> Int? {
-        guard let field = field(key), field.kind != .null else { return nil }
-        guard field.kind == .number, let value = JSONScanner.integer(UnsafeRawBufferPointer(rebasing: bytes[field.value]), as: Int.self) else { throw Decline() }
-        return value
+        guard let value = value(key), value.kind != .null else { return nil }
+        guard value.kind == .number, let integer = JSONScanner.integer(UnsafeRawBufferPointer(rebasing: bytes[value.text]), as: Int.self) else {
+            throw Decline()
+        }
+        return integer
     }
 
-    /// The first member named `key`. A name is ASCII; a key of the document equals it
-    /// only byte for byte (the scanner's subset is ASCII, where `String` equality is byte equality).
-    private func field(_ key: some CodingKey) -> Field? {
+    /// The first member named `key` (a coding key's name, ASCII).
+    private func value(_ key: some CodingKey) -> ScannedDocument.Value? {
         var name = key.stringValue
-        return name.withUTF8 { name in
-            guard let base = bytes.baseAddress else { return nil }
-            for field in fields where field.key.count == name.count {
-                if name.isEmpty || memcmp(base + field.key.lowerBound, name.baseAddress!, name.count) == 0 { return field }
-            }
-            return nil
+        return name.withUTF8 { utf8 in
+            assert(utf8.allSatisfy { $0 < 0x80 }, "a FieldReader key is ASCII: \(key.stringValue)")
+            return ScannedDocument.first(named: utf8, in: fields, of: bytes)
         }
     }
 

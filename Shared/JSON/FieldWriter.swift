@@ -84,9 +84,7 @@ public struct FieldWriter {
     public func data() -> Data {
         keys.withUnsafeBufferPointer { keys in
             func precedes(_ a: Member, _ b: Member) -> Bool {
-                let shared = min(a.key.count, b.key.count)
-                let order = shared == 0 ? 0 : memcmp(keys.baseAddress! + a.key.lowerBound, keys.baseAddress! + b.key.lowerBound, shared)
-                return order < 0 || (order == 0 && a.key.count < b.key.count)
+                UnsafeBufferPointer(rebasing: keys[a.key]).precedesInByteOrder(UnsafeBufferPointer(rebasing: keys[b.key]))
             }
             var sorted = members
             // Insertion sort: a reply or an event has a handful of members.

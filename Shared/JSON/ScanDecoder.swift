@@ -25,23 +25,8 @@ final class ScanDecoder: Decoder {
         deinit { bytes.deallocate() }
     }
 
-    /// Where one value's text is in the document, and what kind of value it is.
-    struct Value {
-        let kind: JSONScanner.Kind
-        /// The whole text, a string's quotes included.
-        let text: Range<Int>
-
-        /// What a missing `super` decodes as, as `TreeDecoder` gives `.null`.
-        static let null = Value(kind: .null, text: 0..<0)
-
-        /// A string's bytes, between its quotes.
-        var content: Range<Int> { kind == .string ? text.lowerBound + 1..<text.upperBound - 1 : text }
-    }
-
-    struct Field {
-        let key: Range<Int>
-        let value: Value
-    }
+    typealias Value = ScannedDocument.Value
+    typealias Field = ScannedDocument.Field
 
     let document: Document
     var bytes: UnsafeRawBufferPointer { document.bytes }
@@ -71,7 +56,7 @@ final class ScanDecoder: Decoder {
     /// The decoder of the object in `bytes`, or nil when the document is not one it reads. Its
     /// members are read, which scans the whole document, before any value is.
     static func reading(_ source: UnsafeRawBufferPointer) -> ScanDecoder? {
-        guard let base = source.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), source.count) == nil else { return nil }
+        guard ScannedDocument.isPlain(source) else { return nil }
         var start = 0, end = source.count
         while start < end, isSpace(source[start]) { start += 1 }
         while end > start, isSpace(source[end - 1]) { end -= 1 }
@@ -108,32 +93,19 @@ final class ScanDecoder: Decoder {
     /// Reads this object's members once; false when they are not an object in the subset.
     private func readFields() -> Bool {
         if fields != nil { return true }
-        guard let base = bytes.baseAddress else { return false }
-        var read: [Field] = []
-        read.reserveCapacity(TreeEncoder.expectedFields)
-        let isObject = JSONScanner.members(of: UnsafeRawBufferPointer(rebasing: bytes[value.text])) { member in
-            let key = member.key.baseAddress! - base
-            let text = member.value.baseAddress! - base
-            let range = member.kind == .string ? text - 1..<text + member.value.count + 1 : text..<text + member.value.count
-            read.append(Field(key: key..<key + member.key.count, value: Value(kind: member.kind, text: range)))
-        }
-        guard isObject else { return false }
-        fields = read
-        return true
+        fields = ScannedDocument.fields(of: value.text, in: bytes)
+        return fields != nil
     }
 
     /// The first member named `name` (the tree keeps the first of a key given twice). The document's
     /// keys are ASCII, equal to an ASCII name only byte for byte; a name outside ASCII may still equal
     /// one as a `String` does (the Kelvin sign is `K`), so it is compared as the tree compares it.
     func field(_ name: String) -> Value? {
-        guard let fields, let base = bytes.baseAddress else { return nil }
+        guard let fields else { return nil }
         var bytesOfName = name
         return bytesOfName.withUTF8 { utf8 in
             guard !utf8.contains(where: { $0 >= 0x80 }) else { return fields.first { keyText($0) == name }?.value }
-            for field in fields where field.key.count == utf8.count {
-                if utf8.isEmpty || memcmp(base + field.key.lowerBound, utf8.baseAddress!, utf8.count) == 0 { return field.value }
-            }
-            return nil
+            return ScannedDocument.first(named: utf8, in: fields, of: bytes)
         }
     }
 
@@ -141,13 +113,9 @@ final class ScanDecoder: Decoder {
 
     /// The items of the array `value`.
     func items(of value: Value) throws -> [Value] {
-        guard let base = bytes.baseAddress else { return [] }
-        var items: [Value] = []
-        let isArray = JSONScanner.items(of: UnsafeRawBufferPointer(rebasing: bytes[value.text])) { item in
-            let text = item.value.baseAddress! - base
-            items.append(Value(kind: item.kind, text: item.kind == .string ? text - 1..<text + item.value.count + 1 : text..<text + item.value.count))
+        guard let items = ScannedDocument.items(of: value.text, in: bytes) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "not an array"))
         }
-        guard isArray else { throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "not an array")) }
         return items
     }
 

@@ -6,12 +6,15 @@ extension String {
     /// as `utf8.lexicographicallyPrecedes(other.utf8)`, which walks the views a byte at a time.
     public func precedesInByteOrder(_ other: String) -> Bool {
         var a = self, b = other
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                let shared = Swift.min(x.count, y.count)
-                let order = shared == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, shared)
-                return order < 0 || (order == 0 && x.count < y.count)
-            }
-        }
+        return a.withUTF8 { x in b.withUTF8 { y in x.precedesInByteOrder(y) } }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these bytes sort before `other`: by the first byte that differs, else the shorter first.
+    func precedesInByteOrder(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
+        let shared = Swift.min(count, other.count)
+        let order = shared == 0 ? 0 : memcmp(baseAddress!, other.baseAddress!, shared)
+        return order < 0 || (order == 0 && count < other.count)
     }
 }

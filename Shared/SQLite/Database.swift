@@ -162,8 +162,7 @@ public final class Database {
             statement = try Statement(database: self, sql: sql)
             // The table lets go whenever the cache starts over, so the cache alone says which
             // statements live: past its limit, a text gets a new one, as before the table.
-            if statements.totalCost + 1 > statements.limit { recent.removeAll() }
-            statements.insert(statement, forKey: key)
+            if statements.insert(statement, forKey: key) { recent.removeAll() }
         }
         text.withUTF8 { recent.keep(statement, for: $0) }
         return statement

@@ -9,8 +9,6 @@ public final class Statement {
     private unowned let database: Database
     /// Its parameters: when a call binds every one, the last call's bindings need no clearing first.
     private let parameterCount: Int
-    /// The SQL's UTF-8, which `RecentStatements` compares a text with.
-    private let text: UnsafeMutableBufferPointer<UInt8>
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
@@ -20,19 +18,17 @@ public final class Statement {
         self.sql = sql
         self.database = database
         parameterCount = Int(sqlite3_bind_parameter_count(handle))
-        text = .allocate(capacity: sql.utf8.count)
-        _ = text.initialize(from: sql.utf8)
     }
 
     deinit {
         sqlite3_finalize(handle)
         bound.deallocate()
-        text.deallocate()
     }
 
     /// Whether `other` is this statement's SQL, byte for byte.
     func hasText(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
-        other.count == text.count && (other.count == 0 || memcmp(other.baseAddress!, text.baseAddress!, other.count) == 0)
+        var text = sql
+        return text.withUTF8 { $0.count == other.count && ($0.isEmpty || memcmp($0.baseAddress!, other.baseAddress!, $0.count) == 0) }
     }
 
     /// The bytes of the text and blob arguments bound now, which SQLite reads in place until the

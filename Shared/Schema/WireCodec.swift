@@ -38,6 +38,11 @@ public enum WireCodec {
 
     public static func encode<T: Encodable>(_ value: T) -> Data {
         if let writable = value as? any FieldWritable { return written(writable) }
+        return encodedThroughEncoder(value)
+    }
+
+    /// `value` through its `encode(to:)`, for a type that does not write its own fields.
+    private static func encodedThroughEncoder<T: Encodable>(_ value: T) -> Data {
         do {
             return try JSONTreeEncoder().encode(value)
         } catch {
@@ -102,7 +107,7 @@ public enum WireCodec {
 extension WireCodec {
     /// A success reply frame: `body`'s fields with `code: 0` and the request's `seq`.
     public static func successReply(_ body: any Encodable, seq: Int? = nil) -> Data {
-        guard let writable = body as? any FieldWritable else { return encode(SuccessReply(body: body, seq: seq)) }
+        guard let writable = body as? any FieldWritable else { return encodedThroughEncoder(SuccessReply(body: body, seq: seq)) }
         var fields = FieldWriter()
         SuccessReply.write(writable, seq: seq, to: &fields)
         return fields.data()

@@ -30,6 +30,13 @@ struct CachesTests {
         #expect(map[1] == 1 && map[2] == 1 && map[3] == 2)
     }
 
+    /// `insert` says when it started over, for a user that keeps something derived from the entries.
+    @Test func aStartOverCacheSaysWhenItStartsOver() {
+        var cache = StartOverCache<Int, Int>(limit: 4)
+        let startedOver = (0..<9).map { cache.insert($0, forKey: $0) }
+        #expect(startedOver == [false, false, false, false, true, false, false, false, true])
+    }
+
     @Test func aStartOverCacheEmptiesBeforeGoingPastItsLimit() {
         var cache = StartOverCache<String, Int>(limit: 64)
         for n in 0..<64 { cache.insert(n, forKey: "k\(n)") }
