@@ -12,43 +12,30 @@
 #include <openssl/bn.h>
 #include <openssl/err.h>
 
-/// HMAC-SHA256 of `prefix` followed by `body` under `key`, into `out` (32 bytes). Returns 1 on
-/// success. OpenSSL 3's one-shot HMAC() looks the algorithm up by name on every call, which cost
-/// more than the hashing itself; this keeps one initialised context per thread and only re-keys it.
-/// The same over three parts, `head`, `separator` and `body` (a proof's command, "\n" and payload),
-/// so the caller joins nothing.
-static inline int pushbus_hmac_sha256_parts(const void *key, size_t key_length,
-                                            const void *head, size_t head_length,
-                                            const void *separator, size_t separator_length,
-                                            const void *body, size_t body_length,
-                                            unsigned char *out);
-
-static inline int pushbus_hmac_sha256(const void *key, size_t key_length,
-                                      const void *prefix, size_t prefix_length,
-                                      const void *body, size_t body_length,
-                                      unsigned char *out) {
-    return pushbus_hmac_sha256_parts(key, key_length, prefix, prefix_length, "", 0, body, body_length, out);
+/// A fresh HMAC-SHA256 context of libcrypto's, not keyed yet; NULL if libcrypto has no HMAC or SHA-256.
+static inline EVP_MAC_CTX *pushbus_hmac_sha256_context(void) {
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    if (mac == NULL) return NULL;
+    EVP_MAC_CTX *context = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac);
+    if (context == NULL) return NULL;
+    OSSL_PARAM params[2] = {
+        OSSL_PARAM_construct_utf8_string("digest", (char *)"SHA256", 0),
+        OSSL_PARAM_construct_end(),
+    };
+    if (EVP_MAC_CTX_set_params(context, params) != 1) { EVP_MAC_CTX_free(context); return NULL; }
+    return context;
 }
 
-static inline int pushbus_hmac_sha256_parts(const void *key, size_t key_length,
-                                            const void *head, size_t head_length,
-                                            const void *separator, size_t separator_length,
-                                            const void *body, size_t body_length,
-                                            unsigned char *out) {
-    static __thread EVP_MAC_CTX *context = NULL;
-    if (context == NULL) {
-        EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-        if (mac == NULL) return 0;
-        EVP_MAC_CTX *fresh = EVP_MAC_CTX_new(mac);
-        EVP_MAC_free(mac);
-        if (fresh == NULL) return 0;
-        OSSL_PARAM params[2] = {
-            OSSL_PARAM_construct_utf8_string("digest", (char *)"SHA256", 0),
-            OSSL_PARAM_construct_end(),
-        };
-        if (EVP_MAC_CTX_set_params(fresh, params) != 1) { EVP_MAC_CTX_free(fresh); return 0; }
-        context = fresh;
-    }
+/// The MAC of `head`, `separator` and `body` (a proof's command, "\n" and payload, joined by nobody)
+/// into `out` (32 bytes), under `key`, or, when `key` is NULL, under the key `context` already
+/// holds: libcrypto then starts from the digests of that key's pads instead of keying again.
+/// Returns 1 on success.
+static inline int pushbus_hmac_sha256_run(EVP_MAC_CTX *context, const void *key, size_t key_length,
+                                          const void *head, size_t head_length,
+                                          const void *separator, size_t separator_length,
+                                          const void *body, size_t body_length,
+                                          unsigned char *out) {
     size_t written = 0;
     return EVP_MAC_init(context, (const unsigned char *)key, key_length, NULL) == 1
         && EVP_MAC_update(context, (const unsigned char *)head, head_length) == 1
@@ -56,5 +43,41 @@ static inline int pushbus_hmac_sha256_parts(const void *key, size_t key_length,
         && EVP_MAC_update(context, (const unsigned char *)body, body_length) == 1
         && EVP_MAC_final(context, out, &written, 32) == 1
         && written == 32;
+}
+
+/// HMAC-SHA256 of three parts under `key`, which changes from call to call (each device has its
+/// own). OpenSSL 3's one-shot HMAC() looks the algorithm up by name on every call, which cost more
+/// than the hashing itself; this keeps one context per thread and only re-keys it.
+static inline int pushbus_hmac_sha256_parts(const void *key, size_t key_length,
+                                            const void *head, size_t head_length,
+                                            const void *separator, size_t separator_length,
+                                            const void *body, size_t body_length,
+                                            unsigned char *out) {
+    static __thread EVP_MAC_CTX *context = NULL;
+    if (context == NULL && (context = pushbus_hmac_sha256_context()) == NULL) return 0;
+    // A NULL key would mean "the key from before": an empty key is a key of no bytes.
+    return pushbus_hmac_sha256_run(context, key == NULL ? (const void *)"" : key, key_length,
+                                   head, head_length, separator, separator_length, body, body_length, out);
+}
+
+/// A context keyed once with `key`, for `pushbus_hmac_sha256_keyed` (free it with
+/// `EVP_MAC_CTX_free`); NULL on failure.
+static inline EVP_MAC_CTX *pushbus_hmac_sha256_key(const void *key, size_t key_length) {
+    EVP_MAC_CTX *context = pushbus_hmac_sha256_context();
+    if (context == NULL) return NULL;
+    if (EVP_MAC_init(context, (const unsigned char *)(key == NULL ? (const void *)"" : key), key_length, NULL) != 1) {
+        EVP_MAC_CTX_free(context);
+        return NULL;
+    }
+    return context;
+}
+
+/// `pushbus_hmac_sha256_parts` under the key `context` was made with (`pushbus_hmac_sha256_key`).
+static inline int pushbus_hmac_sha256_keyed(EVP_MAC_CTX *context,
+                                            const void *head, size_t head_length,
+                                            const void *separator, size_t separator_length,
+                                            const void *body, size_t body_length,
+                                            unsigned char *out) {
+    return pushbus_hmac_sha256_run(context, NULL, 0, head, head_length, separator, separator_length, body, body_length, out);
 }
 #endif

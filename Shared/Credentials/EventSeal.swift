@@ -10,24 +10,32 @@ public enum EventSeal {
     public static func proof(topic: String, event: Data, publisher: String, key: String) -> Data {
         Proof.frame(principal: .service(name: publisher), key: key, command: topic, payload: event)
     }
+
+    /// The same proof under the publisher's credential made ready once (`HMACKey`).
+    public static func proof(topic: String, event: Data, publisher: String, key: HMACKey) -> Data {
+        Proof.frame(principal: .service(name: publisher), key: key, command: topic, payload: event)
+    }
 }
 
 /// Checks event proofs, deriving each publisher's credential from server.key once. Owned by one thread.
 public struct EventVerifier {
     private let secrets: Secrets
-    /// Publisher names are few (a service or a shard of one); past 4096 (forged names that somehow
-    /// verified cannot exist, but garbage ones are looked up) the cache starts over.
-    private var keys = StartOverCache<String, String>(limit: 4096)
+    /// Publisher names are few (a service or a shard of one), each credential made ready once
+    /// (`HMACKey`). Only a name whose proof verified is kept, so garbage names make none; past 4096
+    /// the cache starts over.
+    private var keys = StartOverCache<String, HMACKey>(limit: 4096)
 
     public init(secrets: Secrets) { self.secrets = secrets }
 
     /// The service that signed `event` under `topic`, or nil when `proof` is not a valid publisher's proof.
     public mutating func publisher(topic: String, event: Data, proof: Data) -> String? {
         guard let proof = Proof(frame: proof), case .service(let name) = proof.principal else { return nil }
-        let known = keys[name]
-        let key = known ?? secrets.serviceSecret(name)
-        guard HMAC.equal(Proof.signature(key: key, command: topic, payload: event), proof.signature) else { return nil }
-        if known == nil { keys.insert(key, forKey: name) }
+        if let key = keys[name] {
+            return HMAC.equal(Proof.signature(key: key, command: topic, payload: event), proof.signature) ? name : nil
+        }
+        let credential = secrets.serviceSecret(name)
+        guard HMAC.equal(Proof.signature(key: credential, command: topic, payload: event), proof.signature) else { return nil }
+        keys.insert(HMACKey(credential), forKey: name)
         return name
     }
 }

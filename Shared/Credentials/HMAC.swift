@@ -18,12 +18,18 @@ public enum HMAC {
     }
 
     private static func sha256Hex(key: String, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data) -> String {
-        withDigest(key: key, head: head, separator: separator, body: body) { hex($0) }
+        withDigest(key: .text(key), head: head, separator: separator, body: body) { hex($0) }
+    }
+
+    /// `sha256Hex(key:head:separator:body:)` under a key made ready once.
+    public static func sha256Hex(key: HMACKey, head: String, separator: UInt8?, body: Data) -> String {
+        var head = head
+        return head.withUTF8 { withDigest(key: .prepared(key), head: UnsafeRawBufferPointer($0), separator: separator, body: body) { hex($0) } }
     }
 
     /// Appends the hex HMAC of `head`'s UTF-8, `separator` and `body` to `text`: the same digits as
     /// `sha256Hex(key:head:separator:body:)`, with no string made for them.
-    static func appendSHA256Hex(key: String, head: String, separator: UInt8, body: Data, to text: inout [UInt8]) {
+    static func appendSHA256Hex(key: Key, head: String, separator: UInt8, body: Data, to text: inout [UInt8]) {
         var head = head
         head.withUTF8 { head in
             withDigest(key: key, head: UnsafeRawBufferPointer(head), separator: separator, body: body) { digest in
@@ -35,21 +41,31 @@ public enum HMAC {
         }
     }
 
+    /// A key as given (a secret's text, keyed for each MAC) or made ready once (`HMACKey`).
+    enum Key {
+        case text(String)
+        case prepared(HMACKey)
+    }
+
     /// Calls `use` with the 32-byte HMAC-SHA256, kept on the stack.
-    private static func withDigest<T>(key: String, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data,
+    private static func withDigest<T>(key: Key, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data,
                                       _ use: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        var key = key
-        let separatorLength = separator == nil ? 0 : 1
-        var separator = separator ?? 0
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-            let signed = key.withUTF8 { key in
-                body.withUnsafeBytes { body in
-                    pushbus_hmac_sha256_parts(key.baseAddress, key.count, head.baseAddress, head.count, &separator, separatorLength,
-                                              body.baseAddress, body.count, digest.baseAddress)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            let signed = body.withUnsafeBytes { body in
+                switch key {
+                case .prepared(let key):
+                    return key.digest(head: head, separator: separator, body: body, into: digest.baseAddress!)
+                case .text(var text):
+                    let separatorLength = separator == nil ? 0 : 1
+                    var separatorByte = separator ?? 0
+                    return text.withUTF8 { key in
+                        pushbus_hmac_sha256_parts(key.baseAddress, key.count, head.baseAddress, head.count, &separatorByte, separatorLength,
+                                                  body.baseAddress, body.count, digest.baseAddress) == 1
+                    }
                 }
             }
             // Only a libcrypto without HMAC or SHA-256 fails here, and then nothing can be signed.
-            precondition(signed == 1, "libcrypto could not compute HMAC-SHA256")
+            precondition(signed, "libcrypto could not compute HMAC-SHA256")
             return use(UnsafeBufferPointer(digest))
         }
     }

@@ -69,12 +69,22 @@ public struct Proof: Equatable, Sendable {
         HMAC.sha256Hex(key: key, head: command, separator: 0x0A, body: payload)
     }
 
+    /// The signature under a key made ready once.
+    public static func signature(key: HMACKey, command: String, payload: Data) -> String {
+        HMAC.sha256Hex(key: key, head: command, separator: 0x0A, body: payload)
+    }
+
     public var frame: Data { Self.frame(principal) { $0.append(contentsOf: signature.utf8) } }
 
     /// The frame of `Proof(principal:key:command:payload:)`, with the signature's digits written
     /// straight into it: no signature text made on the way (a publisher seals every event).
     public static func frame(principal: Principal, key: String, command: String, payload: Data) -> Data {
-        frame(principal) { HMAC.appendSHA256Hex(key: key, head: command, separator: 0x0A, body: payload, to: &$0) }
+        frame(principal) { HMAC.appendSHA256Hex(key: .text(key), head: command, separator: 0x0A, body: payload, to: &$0) }
+    }
+
+    /// The same frame under a key made ready once (a publisher's, which seals every event).
+    public static func frame(principal: Principal, key: HMACKey, command: String, payload: Data) -> Data {
+        frame(principal) { HMAC.appendSHA256Hex(key: .prepared(key), head: command, separator: 0x0A, body: payload, to: &$0) }
     }
 
     /// `v1 <principal> <signature>`, the signature appended by `appendSignature`: bytes first, then

@@ -17,7 +17,7 @@ public enum FetchSeal {
     }
 
     /// `answer` with its proof, signed by `publisher` with its credential `key`.
-    public static func sealed(_ answer: FetchedEvents, for question: EventFetch, publisher: String, key: String) -> FetchedEvents {
+    public static func sealed(_ answer: FetchedEvents, for question: EventFetch, publisher: String, key: HMACKey) -> FetchedEvents {
         var sealed = answer
         sealed.questionID = question.questionID
         let proof = EventSeal.proof(topic: topic, event: text(question, sealed), publisher: publisher, key: key)

@@ -80,7 +80,7 @@ extension ServiceWorker {
     func publishCommittedEvents(_ socket: Socket) {
         do {
             for event in storage.outbox.takeCommitted() {
-                try socket.send(Message([Data(event.topic.utf8), event.event, storage.outbox.seal(event, credential: publisherCredential)]),
+                try socket.send(Message([Data(event.topic.utf8), event.event, storage.outbox.seal(event, key: publisherKey)]),
                                 wait: false)
                 metrics.eventsPublished += 1
             }

@@ -22,9 +22,10 @@ public final class ServiceWorker {
     /// The proofs this service has handled, so none is accepted twice.
     let ledger: ProofLedger
     /// This service's credential, which signs its counters, and its outbox publisher's, which signs
-    /// its events (the same name but in tests; set when `run` starts).
+    /// its events (the same name but in tests; set when `run` starts), made ready once: every event
+    /// is sealed with it.
     var credential = ""
-    var publisherCredential = ""
+    var publisherKey = HMACKey("")
     /// Counters sent to the gateway for `/metrics`, and logged when the worker stops.
     var metrics: WorkerMetrics
     var nextMetrics: Int64 = 0
@@ -61,7 +62,7 @@ public final class ServiceWorker {
     public func run() throws {
         let secrets = try Secrets.load(directory: options.dataDirectory)
         credential = secrets.serviceSecret(service)
-        publisherCredential = secrets.serviceSecret(storage.outbox.publisher)
+        publisherKey = HMACKey(secrets.serviceSecret(storage.outbox.publisher))
         let stop = try stopper.makeReceiver()
         let events = try Socket(stopper.context, .pub)
         // A PUB socket drops what does not fit its queue; room for bursts (a 1000-device push) keeps them.
@@ -295,7 +296,7 @@ public final class ServiceWorker {
     /// `events.fetch`: a subscriber catching up reads this service's outbox.
     private func fetchEvents(_ request: Request) -> Data {
         do {
-            let answer = try storage.outbox.answer(try request.decode(EventFetch.self), credential: publisherCredential)
+            let answer = try storage.outbox.answer(try request.decode(EventFetch.self), key: publisherKey)
             return WireCodec.successReply(answer, seq: request.seq)
         } catch {
             return Self.errorReply(error, seq: request.seq, during: EventFetch.command, store: storage.store, logger: logger,

@@ -69,6 +69,52 @@ struct CredentialsTests {
         #expect(HMAC.sha256Hex(key: "", message: "") == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 
+    /// A key made ready once gives the one-shot MAC every time, whatever ran under it or another key
+    /// in between: keys shorter than, as long as and longer than SHA-256's 64-byte block (a longer
+    /// one is hashed first), empty messages and separators.
+    @Test func aKeyMadeReadyOnceGivesTheOneShotMACEveryTime() {
+        #expect(HMAC.sha256Hex(key: HMACKey("Jefe"), head: "what do ya want ", separator: nil, body: Data("for nothing?".utf8))
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        var generator = SystemRandomNumberGenerator()
+        let texts = [0, 1, 63, 64, 65, 200].map { count in
+            String((0..<count).map { _ in Character(UnicodeScalar(UInt8.random(in: 0x21...0x7E, using: &generator))) })
+        }
+        let keys = texts.map(HMACKey.init)
+        for round in 0..<3 {
+            for (index, key) in keys.enumerated() {
+                let text = texts[(index + round) % texts.count]
+                let body = Data((0..<(round * 97 + index * 31)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                for separator in [nil, UInt8(0x0A)] as [UInt8?] {
+                    #expect(HMAC.sha256Hex(key: key, head: text, separator: separator, body: body)
+                        == HMAC.sha256Hex(key: texts[index], head: text, separator: separator, body: body))
+                }
+                #expect(Proof.frame(principal: .service(name: "tagging"), key: key, command: text, payload: body)
+                    == Proof.frame(principal: .service(name: "tagging"), key: texts[index], command: text, payload: body))
+                #expect(Proof.signature(key: key, command: text, payload: body) == Proof.signature(key: texts[index], command: text, payload: body))
+            }
+        }
+    }
+
+    /// The verifier keeps a publisher's key once a proof of it verified, and still checks every
+    /// later proof under it: a forged or borrowed seal of a known publisher is refused.
+    @Test func aKnownPublishersEventsAreStillEachChecked() {
+        let secrets = Secrets(admin: String(repeating: "a", count: 64), serverKey: String(repeating: "5", count: 64))
+        var verifier = EventVerifier(secrets: secrets)
+        let event = Data(#"{"tags":["a"]}"#.utf8)
+        let sealed = EventSeal.proof(topic: "tags.changed", event: event, publisher: "tagging", key: secrets.serviceSecret("tagging"))
+        #expect(sealed == EventSeal.proof(topic: "tags.changed", event: event, publisher: "tagging",
+                                          key: HMACKey(secrets.serviceSecret("tagging"))))
+        for _ in 0..<2 {
+            #expect(verifier.publisher(topic: "tags.changed", event: event, proof: sealed) == "tagging")
+            #expect(verifier.publisher(topic: "tags.changed", event: Data(#"{"tags":["b"]}"#.utf8), proof: sealed) == nil)
+            #expect(verifier.publisher(topic: "alias.changed", event: event, proof: sealed) == nil)
+            let borrowed = EventSeal.proof(topic: "tags.changed", event: event, publisher: "tagging", key: secrets.serviceSecret("badge"))
+            #expect(verifier.publisher(topic: "tags.changed", event: event, proof: borrowed) == nil)
+            let forged = EventSeal.proof(topic: "tags.changed", event: event, publisher: "badge", key: "guessed")
+            #expect(verifier.publisher(topic: "tags.changed", event: event, proof: forged) == nil)
+        }
+    }
+
     /// The frame written in one buffer (each event's seal) is the frame of the proof made the long way.
     @Test func aFrameWrittenInPlaceIsTheProofsFrame() {
         let principals: [Principal] = [.admin, .app(appKey: "ak"), .device(registrationID: "r-标签-1"), .service(name: "tagging/1")]

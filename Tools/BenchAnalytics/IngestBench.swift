@@ -93,7 +93,9 @@ final class IngestBench {
                 let requests = batches.map { Request(command: Command.maEvents.name, payload: Data(payload($0).utf8)) }
 
                 var clock = Date()
-                try handler.storage.store.write { db in
+                // As the worker loop runs a batch (`ServiceWorker.answer`): one transaction, each
+                // request undone alone only if it fails (`Store.writeBatch`).
+                try handler.storage.store.writeBatch { db in
                     for request in requests {
                         let reply = try handler.storage.store.write { db in try handler.handle(.maEvents, request, in: db) }
                         accepted += (reply as? MAEventsAccepted)?.accepted ?? 0
