@@ -3,7 +3,8 @@
 # registration, tagging) and the replay client run with Tools/MallocCount preloaded, which counts
 # every malloc, calloc, realloc and aligned allocation. The services' counts and CPU times are taken
 # (SIGUSR2, /proc) once the devices are registered and again after a tagging-mix replay at full
-# speed (window 2048 over 4 connections, as the stack benchmark's peak run); the difference over the
+# speed (window 2048 over 4 connections, as the stack benchmark's peak run) on those devices (the
+# IDs the registrations were given are written into the mix: Tools/map-ids.py); the difference over the
 # commands replayed is each process's share per command. The client's count is its whole run
 # (reading the recording included).
 # Usage: bench-allocations.sh [COMMANDS] [DEVICES] [ROUNDS] (defaults 100000 20000 1)
@@ -41,7 +42,12 @@ measure() {
         "$build/pushbus" --base-port "$port" --data-dir "$work/data" --services registration,tagging --api 0 --log-level warning >"$work/stack.log" 2>&1 &
     for _ in $(seq 1 300); do grep -q "pushbus: ready" "$work/stack.log" && break; sleep 0.1; done
     grep -q "pushbus: ready" "$work/stack.log" || { echo "stack did not start" >&2; cat "$work/stack.log" >&2; exit 1; }
-    "$build/pushbus-replay" run --endpoint "tcp://127.0.0.1:$port" --data-dir "$work/data" --quiet --speed max --file "$work/register.jsonl" >/dev/null
+    # The devices registered by this build's client, which keeps the IDs the stack gave them; the
+    # mix then names those (Tools/map-ids.py), whichever build's client replays it.
+    rm -f "$work/ids.json"
+    "$bin/pushbus-replay" run --endpoint "tcp://127.0.0.1:$port" --data-dir "$work/data" --quiet --speed max \
+        --ids "$work/ids.json" --file "$work/register.jsonl" >/dev/null
+    python3 Tools/map-ids.py "$work/ids.json" "$work/mix.jsonl" "$work/mix-mapped.jsonl"
     local services
     services=$(pgrep -f -- "--endpoint tcp://127.0.0.1:$port " | tr '\n' ' ')
     snapshot() {
@@ -55,7 +61,7 @@ measure() {
     snapshot
     MALLOC_COUNT_FILE="$counts" MALLOC_COUNT_AT_EXIT=1 LD_PRELOAD="$preload" \
         "$build/pushbus-replay" run --endpoint "tcp://127.0.0.1:$port" --data-dir "$work/data" --quiet --json --speed max \
-        --window 2048 --connections 4 --file "$work/mix.jsonl" >"$work/replay.json"
+        --window 2048 --connections 4 --file "$work/mix-mapped.jsonl" >"$work/replay.json"
     snapshot
     pkill -INT -f "pushbus --base-port $port" 2>/dev/null || true
     while pgrep -f "pushbus --base-port $port" >/dev/null; do sleep 0.1; done

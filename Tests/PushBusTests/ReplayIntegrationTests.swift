@@ -1,5 +1,6 @@
 import Foundation
 import Schema
+import SQLite
 import Testing
 @testable import ReplayKit
 
@@ -35,6 +36,36 @@ struct ReplayIntegrationTests {
         #expect(verify.checked == generatedCount)
         #expect(verify.matched == verify.checked, "\(verify.mismatches.prefix(3))")
         #expect(replay.timeouts == 0)
+    }
+
+    /// A recording replayed in two runs, the devices registered first and the load after (as the
+    /// benchmarks measure the load alone), reaches the devices the first run registered through the
+    /// IDs file: tagging learns of no device that registration did not give out.
+    @Test func aRecordingReplayedInPartsReachesTheDevicesItRegistered() throws {
+        let directory = TestPaths.temporaryDirectory("replay-parts")
+        let path = "\(directory)/load.jsonl"
+        let devices = 100, commands = 200
+        _ = try TrafficGenerator(devices: devices, commands: commands, seed: 5, mix: .tagging, rate: 10_000).write(to: path)
+        let calls = try Recording.read(path)
+        let registering = calls.prefix { $0.command == "app.create" || $0.command == "device.register" }
+        #expect(registering.count == devices + 1)
+
+        let stack = try TestStack().start(["registration", "tagging"])
+        let ids = "\(directory)/ids.json"
+        let options = ReplayOptions(endpoint: stack.endpoint, window: 32, speed: nil, progress: false, secrets: stack.secrets, idsFile: ids)
+        _ = try Replayer(Array(registering), options: options).run()
+        let given = try ReplayIDs.read(ids)
+        let registered = registering.compactMap { $0.reply?["registration_id"]?.string }
+        #expect(registered.count == devices && registered.allSatisfy { given[$0] != nil && given[$0] != $0 }, "\(given.count) IDs kept")
+
+        let load = try Replayer(Array(calls.dropFirst(registering.count)), options: options).run()
+        #expect(load.codes == ["0": commands], "\(load.codes)")
+        let tagging = try Database(path: "\(stack.dataDirectory)/tagging.sqlite")
+        let known = try tagging.value("SELECT count(*) FROM devices").int
+        #expect(known == devices, "tagging knows \(known ?? 0) devices")
+
+        try Data("[1]".utf8).write(to: URL(fileURLWithPath: ids))
+        #expect(throws: ReplayIDsError.self) { try Replayer([], options: options) }
     }
 
     @Test func theRecordedPaceIsKept() throws {

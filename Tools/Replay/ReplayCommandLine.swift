@@ -46,6 +46,7 @@ struct ReplayCommandLine: Options {
         .int("timeout-ms", \.run.timeoutMilliseconds, in: 1...3_600_000, help: "run: a request unanswered this long counts as timed out."),
         .optional("curve-server-key", \.run.serverKey, help: "run: the gateway's CURVE public key, when it requires encryption."),
         .string("data-dir", \.dataDirectory, help: "run: the deployment's data directory, whose admin.secret and server.key sign the requests."),
+        .optional("ids", \.run.idsFile, help: "run: a file of the IDs this stack gave for recorded ones, read first when it exists and written after; replays a recording in parts (registrations, then the load) against the same devices."),
         .switch("verify", \.run.verify, help: "run: compare every reply with the recorded one."),
         .switch("json", \.json, help: "run: print the summary as JSON."),
         .switch("quiet", \.quiet, help: "run: no progress line."),

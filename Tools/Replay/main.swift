@@ -9,7 +9,7 @@ let summary = """
 
     COMMANDS:
       generate --devices N --commands M --seed S --out FILE [--mix default|tagging] [--rate R]
-      run --file FILE --endpoint E [--window W] [--connections K] [--speed X|max] [--verify] [--json]
+      run --file FILE --endpoint E [--window W] [--connections K] [--speed X|max] [--ids FILE] [--verify] [--json]
 
     A recording is JSON lines: {"t":ms,"service":"device","command":…,"payload":{…},"reply":{…}}.
     The gateway writes one with --record FILE.

@@ -26,7 +26,9 @@ struct PreparedCall {
     let produces: [String: String]
     let recordedReply: JSONValue?
 
-    init(_ call: RecordedCall, index: Int, producers: [String: Int], connections: Int) {
+    /// `carried` maps the IDs an earlier run was given (`ReplayIDs`): they are written into the
+    /// payload here, once, so only the IDs of this run's own calls are replaced as it goes.
+    init(_ call: RecordedCall, index: Int, producers: [String: Int], carried: [String: String] = [:], connections: Int) {
         self.index = index
         t = call.t
         service = Data(call.service.utf8)
@@ -35,6 +37,15 @@ struct PreparedCall {
         var object: [String: JSONValue] = [:]
         if case .object(let fields) = call.payload { object = fields.dictionary }
         object["seq"] = .number(Double(index))
+        if !carried.isEmpty {
+            for key in Self.idKeys {
+                switch object[key] {
+                case .string(let id)?: object[key] = .string(carried[id] ?? id)
+                case .array(let items)?: object[key] = .array(items.map { item in item.string.flatMap { carried[$0] }.map(JSONValue.string) ?? item })
+                default: break
+                }
+            }
+        }
         let encoded = WireCodec.encode(JSONValue.object(object))
         payload = encoded
         signing = Signer.plan(command: call.command, payload: encoded)

@@ -20,9 +20,13 @@ public struct ReplayOptions: Sendable {
     /// The deployment's secrets, to sign as the admin, any app and any device (a load tester runs
     /// on the operator's side).
     public var secrets: Secrets?
+    /// A file of the IDs this stack gave for recorded ones (`ReplayIDs`): read before the run when
+    /// it exists, written after it, so a recording replayed in parts maps them across runs.
+    public var idsFile: String?
 
     public init(endpoint: String, window: Int = 256, connections: Int = 4, speed: Double? = 1, verify: Bool = false,
-                timeoutMilliseconds: Int = 30_000, progress: Bool = true, serverKey: String? = nil, secrets: Secrets? = nil) {
+                timeoutMilliseconds: Int = 30_000, progress: Bool = true, serverKey: String? = nil, secrets: Secrets? = nil,
+                idsFile: String? = nil) {
         self.endpoint = endpoint
         self.window = window
         self.connections = connections
@@ -32,5 +36,6 @@ public struct ReplayOptions: Sendable {
         self.progress = progress
         self.serverKey = serverKey
         self.secrets = secrets
+        self.idsFile = idsFile
     }
 }

@@ -26,8 +26,10 @@ public final class Replayer {
     private var timeouts = 0
     private let signer: Signer
 
-    public init(_ recorded: [RecordedCall], options: ReplayOptions) {
+    /// Throws when `options.idsFile` exists but holds no mapping of IDs.
+    public init(_ recorded: [RecordedCall], options: ReplayOptions) throws {
         self.options = options
+        mapping = try options.idsFile.map(ReplayIDs.read) ?? [:]
         var producers: [String: Int] = [:]
         for (index, call) in recorded.enumerated() {
             if case .object(let reply)? = call.reply {
@@ -36,7 +38,10 @@ public final class Replayer {
                 }
             }
         }
-        calls = recorded.enumerated().map { PreparedCall($1, index: $0, producers: producers, connections: options.connections) }
+        let carried = mapping
+        calls = recorded.enumerated().map {
+            PreparedCall($1, index: $0, producers: producers, carried: carried, connections: options.connections)
+        }
         signer = Signer(secrets: options.secrets)
         completed = Array(repeating: false, count: recorded.count)
         sentAt = Array(repeating: 0, count: recorded.count)
@@ -121,6 +126,7 @@ public final class Replayer {
         }
         if options.progress { FileHandle.standardError.write(Data("\n".utf8)) }
         let seconds = Double(Clock.microseconds() - start) / 1_000_000
+        if let path = options.idsFile { try ReplayIDs.write(mapping, to: path) }
         let answered = latencies.filter { $0 > 0 }
         return ReplaySummary(
             commands: total, completed: total - timeouts, timeouts: timeouts, seconds: seconds,
