@@ -5,5 +5,6 @@ import SQLite
 /// has handled, the devices that were deleted, and the epoch of its events. Each service lists these
 /// after its own migrations.
 public enum WorkerTables {
-    public static let migrations: [Migration] = [ProofLedger.migration, Tombstones.migration, Outbox.epochMigration, ProofLedger.logMigration]
+    public static let migrations: [Migration] = [ProofLedger.migration, Tombstones.migration, Outbox.epochMigration, ProofLedger.logMigration,
+                                                   ProofLedger.batchMigration]
 }

@@ -116,7 +116,7 @@ struct OptionsTests {
         ("pushctl", ["endpoint", "app-key", "platform", "device-id", "registration-id", "timeout-ms", "shard-index", "shard-count",
                      "curve-server-key", "data-dir", "master-secret", "device-secret", "json"]),
         ("pushbus-replay", ["devices", "commands", "seed", "mix", "rate", "app-key", "out", "file", "endpoint", "window", "connections",
-                            "speed", "timeout-ms", "curve-server-key", "data-dir", "verify", "json", "quiet"]),
+                            "speed", "timeout-ms", "curve-server-key", "data-dir", "ids", "verify", "json", "quiet"]),
         ("pushbus-fuzz", ["endpoint", "messages", "seed", "window", "data-dir", "json"]),
         ("pushbus-backup", ["data-dir", "out"]),
     ]

@@ -75,18 +75,51 @@ struct ProofLedgerTests {
         }
         #expect(try opened.record(1, ts: ts, now: ts), "sent again after the rollback, it is new")
         #expect(try !opened.record(1, ts: ts, now: ts))
-        #expect(try opened.store.read { db in try db.value("SELECT COUNT(*) FROM proof_log").int } == 1)
+        #expect(try opened.store.read { db in try db.value("SELECT COUNT(*) FROM proof_batches").int } == 1)
     }
 
-    /// An insert that fails (here a place in the log already taken) costs that one request: the
-    /// next proof goes to the next place.
-    @Test func aFailedInsertDoesNotBlockTheNextProofs() throws {
+    /// A transaction's proofs are one row, written as it commits, and all of them are refused after
+    /// a restart; a transaction that records none writes none.
+    @Test func aTransactionsProofsAreOneRow() throws {
+        let fingerprints = (0..<500).map { UInt64($0) &* 0x9E37_79B9_7F4A_7C15 }
+        do {
+            let first = try Opened(path)
+            let ts = ts
+            let taken = try first.store.write { db in
+                try fingerprints.enumerated().filter { n, fingerprint in try first.ledger.record(fingerprint, ts: ts + Int64(n % 5), now: ts, in: db) }
+            }
+            #expect(taken.count == fingerprints.count)
+            try first.store.write { db in try db.run("DELETE FROM tombstones") }
+            #expect(try first.store.read { db in try db.value("SELECT COUNT(*) FROM proof_batches").int } == 1)
+            #expect(try first.store.read { db in try db.value("SELECT ts FROM proof_batches").int } == Int(ts + 4), "keyed by its newest")
+        }
+        let next = try Opened(path)
+        let refused = try fingerprints.enumerated().filter { n, fingerprint in try !next.record(fingerprint, ts: ts + Int64(n % 5), now: ts) }
+        #expect(refused.count == fingerprints.count)
+    }
+
+    /// A row whose insert fails (here its place already taken) costs its transaction, whose proofs
+    /// are forgotten; the next transaction's row goes to the next place.
+    @Test func aFailedRowDoesNotBlockTheNextProofs() throws {
         let opened = try Opened(path)
         #expect(try opened.record(1, ts: ts, now: ts))
-        try opened.store.write { db in try db.run("INSERT INTO proof_log (ts, seq, fingerprint) VALUES (?, ?, 0)", ts, (ts << 20) + 1) }
+        try opened.store.write { db in try db.run("INSERT INTO proof_batches (ts, seq, proofs) VALUES (?, ?, x'')", ts, (ts << 20) + 1) }
         #expect(throws: SQLiteError.self) { _ = try opened.record(2, ts: ts, now: ts) }
         #expect(try opened.record(3, ts: ts, now: ts))
         #expect(try opened.record(2, ts: ts, now: ts), "the failed one was not kept as seen")
+    }
+
+    /// The rows a version before `proof_batches` wrote, a row a proof, are still read back.
+    @Test func proofsLoggedOneARowAreStillReadBack() throws {
+        let before = Self.migrations.filter { $0.id != ProofLedger.batchMigration.id }
+        try Store(path: path, migrations: before).write { db in
+            try db.run("INSERT INTO proof_log (ts, seq, fingerprint) VALUES (?, ?, 5), (?, ?, -1)", ts, ts << 20, ts + 1, (ts << 20) + 1)
+        }
+        let opened = try Opened(path)
+        #expect(try !opened.record(5, ts: ts, now: ts))
+        #expect(try !opened.record(.max, ts: ts + 1, now: ts))
+        #expect(try opened.record(6, ts: ts, now: ts), "the next row's place follows theirs")
+        #expect(try opened.prune(now: ts + 1 + ProofLedger.window + ProofLedger.margin) == 2, "both tables are pruned")
     }
 
     /// A database from before the log keeps its proofs: they move into it.
