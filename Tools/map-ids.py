@@ -11,6 +11,8 @@ import sys
 
 ids_path, source, target = sys.argv[1:4]
 ids = json.load(open(ids_path))
+if not isinstance(ids, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in ids.items()):
+    sys.exit(f"map-ids.py: {ids_path} is not a JSON object of recorded IDs to this stack's")
 with open(source) as lines, open(target, "w") as out:
     for line in lines:
         call = json.loads(line)

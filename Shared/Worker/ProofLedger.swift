@@ -86,7 +86,7 @@ public final class ProofLedger {
     /// the next transaction's row goes to the next place.
     private func writeRecorded(_ db: Database) throws {
         guard !recorded.isEmpty, let seq = nextSeq else { return }
-        nextSeq = seq + 1
+        nextSeq = seq &+ 1   // wraps only past a seq a damaged row gave; the key is still (ts, seq)
         let batch = ProofBatch(recorded)
         try db.run("INSERT INTO proof_batches (ts, seq, proofs) VALUES (?, ?, ?)", batch.newest, seq, batch.bytes)
     }
@@ -124,7 +124,7 @@ public final class ProofLedger {
         }
         // Past every seq read, and past every seq a start in an earlier second can have reached (at
         // fewer than 2^20 rows a second), so no (ts, seq) is taken twice, whatever `ts` comes.
-        let next = max(last + 1, now << 20)
+        let next = max(last &+ 1, now << 20)
         nextSeq = next
         return next
     }

@@ -109,6 +109,18 @@ struct ProofLedgerTests {
         #expect(try opened.record(2, ts: ts, now: ts), "the failed one was not kept as seen")
     }
 
+    /// A damaged row whose seq is the largest there is does not stop the service from starting or
+    /// recording: the next place wraps around.
+    @Test func aRowAtTheLastSeqDoesNotStopTheLedger() throws {
+        try Opened(path).store.write { db in
+            try db.run("INSERT INTO proof_batches (ts, seq, proofs) VALUES (?, ?, x'')", ts, Int64.max)
+        }
+        let opened = try Opened(path)
+        #expect(try opened.record(1, ts: ts, now: ts))
+        #expect(try opened.record(2, ts: ts, now: ts))
+        #expect(try !Opened(path).record(2, ts: ts, now: ts), "both were written")
+    }
+
     /// The rows a version before `proof_batches` wrote, a row a proof, are still read back.
     @Test func proofsLoggedOneARowAreStillReadBack() throws {
         let before = Self.migrations.filter { $0.id != ProofLedger.batchMigration.id }

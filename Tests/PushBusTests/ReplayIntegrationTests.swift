@@ -66,6 +66,20 @@ struct ReplayIntegrationTests {
 
         try Data("[1]".utf8).write(to: URL(fileURLWithPath: ids))
         #expect(throws: ReplayIDsError.self) { try Replayer([], options: options) }
+        try Data(#"{"a":"1","a":"2","b":"3"}"#.utf8).write(to: URL(fileURLWithPath: ids))
+        #expect(try ReplayIDs.read(ids) == ["a": "2", "b": "3"], "of a key given twice the last counts")
+        try Data(#"{"a":1}"#.utf8).write(to: URL(fileURLWithPath: ids))
+        #expect(throws: ReplayIDsError.self) { try ReplayIDs.read(ids) }
+    }
+
+    /// A place the IDs file cannot be written is refused before anything is sent: otherwise the run
+    /// registers every device and then loses the IDs they were given.
+    @Test func anIDsFileThatCannotBeWrittenIsRefusedBeforeTheRun() throws {
+        let directory = TestPaths.temporaryDirectory("replay-ids")
+        for path in ["\(directory)/missing/ids.json", directory] {
+            let options = ReplayOptions(endpoint: "tcp://127.0.0.1:1", progress: false, idsFile: path)
+            #expect(throws: ReplayIDsError.self) { try Replayer(registrations(1, apart: 1, app: "x"), options: options) }
+        }
     }
 
     @Test func theRecordedPaceIsKept() throws {

@@ -77,6 +77,28 @@ struct ReplayTests {
                 "a device always uses the same connection")
     }
 
+    /// IDs carried from an earlier run are written into the payload when the call is prepared, but
+    /// an ID a call of this run gives out is this run's: its users wait for it and get the new one,
+    /// whatever a stale file says.
+    @Test func carriedIDsAreWrittenInUnlessThisRunGivesThemOut() {
+        let register = RecordedCall(t: 0, command: "device.register", payload: .object(["app_key": "a".json]),
+                                    reply: .object(["code": .number(0), "registration_id": "00aa".json]))
+        let reuse = RecordedCall(t: 1, command: "tags.add", payload: .object([
+            "app_key": "a".json, "registration_id": "00aa".json, "tags": .array(["x".json]),
+        ]))
+        let earlier = RecordedCall(t: 2, command: "alias.lookup", payload: .object(["app_key": "a".json, "registration_ids": .array(["ffff".json, .number(3)])]))
+        let carried = ["00aa": "stale", "ffff": "given-before"]
+        let prepared = [register, reuse, earlier].enumerated().map {
+            PreparedCall($1, index: $0, producers: ["00aa": 0], carried: carried, connections: 4)
+        }
+        #expect(prepared[1].dependency == 0, "the call waits for this run's registration")
+        let sent = try? JSONDecoder().decode(JSONValue.self, from: prepared[1].payload(mapping: ["00aa": "fresh"]))
+        #expect(sent?["registration_id"] == "fresh".json)
+        let written = try? JSONDecoder().decode(JSONValue.self, from: prepared[2].payload)
+        #expect(written?["registration_ids"] == .array(["given-before".json, .number(3)]))
+        #expect(prepared[2].ids.isEmpty, "nothing left to replace as the run goes")
+    }
+
     @Test func repliesAreSniffedWithoutParsing() {
         let reply = Data(#"{"code":6005,"message":"tag \"seq\" bad","seq":42}"#.utf8)
         #expect(ReplySniffer.seq(reply) == 42)

@@ -27,7 +27,8 @@ struct PreparedCall {
     let recordedReply: JSONValue?
 
     /// `carried` maps the IDs an earlier run was given (`ReplayIDs`): they are written into the
-    /// payload here, once, so only the IDs of this run's own calls are replaced as it goes.
+    /// payload here, once, so only the IDs of this run's own calls are replaced as it goes. An ID
+    /// that a call of this run gives out (`producers`) is this run's, whatever the file says.
     init(_ call: RecordedCall, index: Int, producers: [String: Int], carried: [String: String] = [:], connections: Int) {
         self.index = index
         t = call.t
@@ -38,10 +39,11 @@ struct PreparedCall {
         if case .object(let fields) = call.payload { object = fields.dictionary }
         object["seq"] = .number(Double(index))
         if !carried.isEmpty {
+            func given(_ id: String) -> String { producers[id] == nil ? carried[id] ?? id : id }
             for key in Self.idKeys {
                 switch object[key] {
-                case .string(let id)?: object[key] = .string(carried[id] ?? id)
-                case .array(let items)?: object[key] = .array(items.map { item in item.string.flatMap { carried[$0] }.map(JSONValue.string) ?? item })
+                case .string(let id)?: object[key] = .string(given(id))
+                case .array(let items)?: object[key] = .array(items.map { item in item.string.map { .string(given($0)) } ?? item })
                 default: break
                 }
             }

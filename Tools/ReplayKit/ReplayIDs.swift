@@ -10,27 +10,57 @@ import Schema
 /// The file is a JSON object, recorded ID to this stack's, written whole to a temporary file that is
 /// then renamed over it: a run that dies leaves the file of the run before.
 public enum ReplayIDs {
-    /// The mapping in `path`; empty when there is no such file yet.
-    public static func read(_ path: String) throws -> [String: String] {
+    /// The mapping in `path`; empty when there is no such file yet. The object is parsed once and
+    /// its members walked (a keyed decode looks each key up anew: minutes for a million IDs); of a
+    /// key given twice, the last value counts.
+    public static func read(_ path: String) throws(ReplayIDsError) -> [String: String] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path)),
+              case .object(let object)? = try? JSONTreeDecoder().decode(JSONValue.self, from: bytes) else {
+            throw ReplayIDsError(path: path, problem: "is not a JSON object of recorded IDs to this stack's")
+        }
+        var mapping: [String: String] = [:]
+        mapping.reserveCapacity(object.members.count)
+        for (recorded, given) in object.members {
+            guard case .string(let id) = given else {
+                throw ReplayIDsError(path: path, problem: "is not a JSON object of recorded IDs to this stack's")
+            }
+            mapping[recorded] = id
+        }
+        return mapping
+    }
+
+    /// Writes `mapping` to `path` whole: a temporary file beside it, renamed over it.
+    public static func write(_ mapping: [String: String], to path: String) throws(ReplayIDsError) {
+        let temporary = path + ".tmp"
         do {
-            return try JSONTreeDecoder().decode([String: String].self, from: try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch is DecodingError {
-            throw ReplayIDsError(path: path)
+            try WireCodec.encode(mapping).write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw ReplayIDsError(path: path, problem: "cannot be written (\(temporary): \(error.localizedDescription))")
+        }
+        guard rename(temporary, path) == 0 else {
+            throw ReplayIDsError(path: path, problem: "cannot be written (\(String(cString: strerror(errno))))")
         }
     }
 
-    public static func write(_ mapping: [String: String], to path: String) throws {
-        let temporary = path + ".tmp"
-        try WireCodec.encode(mapping).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+    /// Throws unless `path` can be written, so a run does not send its whole load and then lose the
+    /// IDs it was given: a place for the temporary file is made and removed again.
+    public static func checkWritable(_ path: String) throws(ReplayIDsError) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ReplayIDsError(path: path, problem: "is a directory")
         }
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
+            throw ReplayIDsError(path: path, problem: "cannot be written (\(temporary) cannot be made)")
+        }
+        unlink(temporary)
     }
 }
 
-/// An IDs file that is not a JSON object of strings.
+/// An IDs file that cannot be read as one, or cannot be written.
 public struct ReplayIDsError: Error, CustomStringConvertible {
     public let path: String
-    public var description: String { "\(path) is not a JSON object of recorded IDs to this stack's" }
+    public let problem: String
+    public var description: String { "the IDs file \(path) \(problem)" }
 }

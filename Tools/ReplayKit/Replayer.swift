@@ -26,10 +26,13 @@ public final class Replayer {
     private var timeouts = 0
     private let signer: Signer
 
-    /// Throws when `options.idsFile` exists but holds no mapping of IDs.
+    /// Throws when `options.idsFile` exists but holds no mapping of IDs, or cannot be written.
     public init(_ recorded: [RecordedCall], options: ReplayOptions) throws {
         self.options = options
-        mapping = try options.idsFile.map(ReplayIDs.read) ?? [:]
+        if let path = options.idsFile {
+            mapping = try ReplayIDs.read(path)
+            try ReplayIDs.checkWritable(path)
+        }
         var producers: [String: Int] = [:]
         for (index, call) in recorded.enumerated() {
             if case .object(let reply)? = call.reply {
