@@ -45,6 +45,12 @@ static inline int pushbus_hmac_sha256_run(EVP_MAC_CTX *context, const void *key,
         && written == 32;
 }
 
+/// `key` as `EVP_MAC_init` must get it: a NULL key would mean "the key the context holds", so an
+/// empty key (a key of no bytes, whose pointer may be NULL) becomes "".
+static inline const unsigned char *pushbus_hmac_key_bytes(const void *key) {
+    return (const unsigned char *)(key == NULL ? (const void *)"" : key);
+}
+
 /// HMAC-SHA256 of three parts under `key`, which changes from call to call (each device has its
 /// own). OpenSSL 3's one-shot HMAC() looks the algorithm up by name on every call, which cost more
 /// than the hashing itself; this keeps one context per thread and only re-keys it.
@@ -55,8 +61,7 @@ static inline int pushbus_hmac_sha256_parts(const void *key, size_t key_length,
                                             unsigned char *out) {
     static __thread EVP_MAC_CTX *context = NULL;
     if (context == NULL && (context = pushbus_hmac_sha256_context()) == NULL) return 0;
-    // A NULL key would mean "the key from before": an empty key is a key of no bytes.
-    return pushbus_hmac_sha256_run(context, key == NULL ? (const void *)"" : key, key_length,
+    return pushbus_hmac_sha256_run(context, pushbus_hmac_key_bytes(key), key_length,
                                    head, head_length, separator, separator_length, body, body_length, out);
 }
 
@@ -65,7 +70,7 @@ static inline int pushbus_hmac_sha256_parts(const void *key, size_t key_length,
 static inline EVP_MAC_CTX *pushbus_hmac_sha256_key(const void *key, size_t key_length) {
     EVP_MAC_CTX *context = pushbus_hmac_sha256_context();
     if (context == NULL) return NULL;
-    if (EVP_MAC_init(context, (const unsigned char *)(key == NULL ? (const void *)"" : key), key_length, NULL) != 1) {
+    if (EVP_MAC_init(context, pushbus_hmac_key_bytes(key), key_length, NULL) != 1) {
         EVP_MAC_CTX_free(context);
         return NULL;
     }

@@ -50,16 +50,17 @@ public enum HMAC {
     /// Calls `use` with the 32-byte HMAC-SHA256, kept on the stack.
     private static func withDigest<T>(key: Key, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data,
                                       _ use: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+        let separatorLength = separator == nil ? 0 : 1
+        var separator = separator ?? 0
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
             let signed = body.withUnsafeBytes { body in
                 switch key {
                 case .prepared(let key):
-                    return key.digest(head: head, separator: separator, body: body, into: digest.baseAddress!)
+                    pushbus_hmac_sha256_keyed(key.context, head.baseAddress, head.count, &separator, separatorLength,
+                                              body.baseAddress, body.count, digest.baseAddress) == 1
                 case .text(var text):
-                    let separatorLength = separator == nil ? 0 : 1
-                    var separatorByte = separator ?? 0
-                    return text.withUTF8 { key in
-                        pushbus_hmac_sha256_parts(key.baseAddress, key.count, head.baseAddress, head.count, &separatorByte, separatorLength,
+                    text.withUTF8 { key in
+                        pushbus_hmac_sha256_parts(key.baseAddress, key.count, head.baseAddress, head.count, &separator, separatorLength,
                                                   body.baseAddress, body.count, digest.baseAddress) == 1
                     }
                 }

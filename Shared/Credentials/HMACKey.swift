@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Not thread-safe: the context is rewritten by each MAC, so one thread uses a key at a time.
 public final class HMACKey {
-    private let context: OpaquePointer
+    /// The keyed context `HMAC` computes with (`pushbus_hmac_sha256_keyed`).
+    let context: OpaquePointer
 
     public init(_ key: String) {
         var key = key
@@ -19,12 +20,4 @@ public final class HMACKey {
     }
 
     deinit { EVP_MAC_CTX_free(context) }
-
-    /// Computes the MAC of `head`, `separator` (when given) and `body` into `digest` (32 bytes).
-    func digest(head: UnsafeRawBufferPointer, separator: UInt8?, body: UnsafeRawBufferPointer,
-                into digest: UnsafeMutablePointer<UInt8>) -> Bool {
-        var separatorByte = separator ?? 0
-        return pushbus_hmac_sha256_keyed(context, head.baseAddress, head.count, &separatorByte, separator == nil ? 0 : 1,
-                                         body.baseAddress, body.count, digest) == 1
-    }
 }

@@ -15,16 +15,13 @@ public enum ReplayIDs {
     /// key given twice, the last value counts.
     public static func read(_ path: String) throws(ReplayIDsError) -> [String: String] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        let malformed = ReplayIDsError(path: path, problem: "is not a JSON object of recorded IDs to this stack's")
         guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path)),
-              case .object(let object)? = try? JSONTreeDecoder().decode(JSONValue.self, from: bytes) else {
-            throw ReplayIDsError(path: path, problem: "is not a JSON object of recorded IDs to this stack's")
-        }
+              case .object(let object)? = try? JSONTreeDecoder().decode(JSONValue.self, from: bytes) else { throw malformed }
         var mapping: [String: String] = [:]
         mapping.reserveCapacity(object.members.count)
         for (recorded, given) in object.members {
-            guard case .string(let id) = given else {
-                throw ReplayIDsError(path: path, problem: "is not a JSON object of recorded IDs to this stack's")
-            }
+            guard case .string(let id) = given else { throw malformed }
             mapping[recorded] = id
         }
         return mapping
@@ -32,7 +29,7 @@ public enum ReplayIDs {
 
     /// Writes `mapping` to `path` whole: a temporary file beside it, renamed over it.
     public static func write(_ mapping: [String: String], to path: String) throws(ReplayIDsError) {
-        let temporary = path + ".tmp"
+        let temporary = temporaryPath(for: path)
         do {
             try WireCodec.encode(mapping).write(to: URL(fileURLWithPath: temporary))
         } catch {
@@ -50,12 +47,15 @@ public enum ReplayIDs {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw ReplayIDsError(path: path, problem: "is a directory")
         }
-        let temporary = path + ".tmp"
+        let temporary = temporaryPath(for: path)
         guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
             throw ReplayIDsError(path: path, problem: "cannot be written (\(temporary) cannot be made)")
         }
         unlink(temporary)
     }
+
+    /// Where the file is written before it is renamed over `path`.
+    private static func temporaryPath(for path: String) -> String { path + ".tmp" }
 }
 
 /// An IDs file that cannot be read as one, or cannot be written.
