@@ -13,27 +13,30 @@ public protocol FieldWritable: Encodable {
 
 /// Writes one JSON object as `JSONTreeEncoder` writes it, from members given in any order: keys in
 /// byte order, a key given twice keeping its last value (as a keyed container that encodes a key
-/// again), compact, strings escaped by the one `JSONWriter`. Each value is written once, as it is
-/// given; only the keys are sorted. Keys are ASCII (coding keys' names): two spellings of one
-/// non-ASCII name are one key to the tree and two here, so a non-ASCII key traps in debug builds.
+/// again), compact, strings escaped by the one `JSONWriter`. Each member is written once, as
+/// `"key":value`, into one buffer; members given in their keys' order (no key twice) are already the
+/// object, and only others are put in order, by copying each member's bytes once. Keys are ASCII
+/// (coding keys' names): two spellings of one non-ASCII name are one key to the tree and two here, so
+/// a non-ASCII key traps in debug builds.
 public struct FieldWriter {
     private struct Member {
-        /// The key's UTF-8 in `keys`.
+        /// The key's UTF-8 in `written` (it needs no escape).
         var key: Range<Int>
-        /// The value's JSON in `values`.
-        var value: Range<Int>
+        /// The whole member, `"key":value`, in `written`.
+        var bytes: Range<Int>
     }
 
-    /// The keys' UTF-8, one after another.
-    private var keys: [UInt8] = []
-    /// The values, one after another.
-    private var values = JSONWriter()
-    /// Each member's key and value, in the order given.
+    /// The members, `"key":value` each, separated by commas, after the object's `{`.
+    private var written = JSONWriter()
+    /// Each member's key and bytes, in the order given.
     private var members: [Member] = []
+    /// Whether each key given sorts after the one before: then `written` is the object but its `}`.
+    private var inKeyOrder = true
 
     public init() {
-        keys.reserveCapacity(128)
-        members.reserveCapacity(8)
+        written.bytes.reserveCapacity(256)
+        written.bytes.append(UInt8(ascii: "{"))
+        members.reserveCapacity(12)
     }
 
     public mutating func write(_ value: String, for key: some CodingKey) {
@@ -69,7 +72,7 @@ public struct FieldWriter {
     }
 
     public mutating func write(_ value: some BinaryInteger, for key: some CodingKey) {
-        member(key) { $0.append(String(value)) }
+        member(key) { $0.writeInteger(value) }
     }
 
     public mutating func writeIfPresent(_ value: (some BinaryInteger)?, for key: some CodingKey) {
@@ -82,12 +85,21 @@ public struct FieldWriter {
 
     /// The object: `{`, the members in their keys' byte order, `}`.
     public func data() -> Data {
-        keys.withUnsafeBufferPointer { keys in
-            func precedes(_ a: Member, _ b: Member) -> Bool {
-                UnsafeBufferPointer(rebasing: keys[a.key]).precedesInByteOrder(UnsafeBufferPointer(rebasing: keys[b.key]))
+        written.bytes.withUnsafeBufferPointer { written in
+            guard !inKeyOrder else {
+                var object = Data(count: written.count + 1)
+                object.withUnsafeMutableBytes { object in
+                    object.copyMemory(from: UnsafeRawBufferPointer(written))
+                    object[written.count] = UInt8(ascii: "}")
+                }
+                return object
             }
+            func precedes(_ a: Member, _ b: Member) -> Bool {
+                UnsafeBufferPointer(rebasing: written[a.key]).precedesInByteOrder(UnsafeBufferPointer(rebasing: written[b.key]))
+            }
+            // Insertion sort, stable: a reply or an event has a handful of members, and of a key
+            // given twice the later stays after the earlier.
             var sorted = members
-            // Insertion sort: a reply or an event has a handful of members.
             for next in sorted.indices.dropFirst() {
                 var index = next
                 while index > 0, precedes(sorted[index], sorted[index - 1]) {
@@ -95,44 +107,38 @@ public struct FieldWriter {
                     index -= 1
                 }
             }
-            var object = JSONWriter()
-            object.bytes.reserveCapacity(values.bytes.count + keys.count + 4 * members.count + 2)
-            object.bytes.append(UInt8(ascii: "{"))
-            values.bytes.withUnsafeBufferPointer { values in
-                for (position, member) in sorted.enumerated() {
-                    if position > 0 { object.bytes.append(UInt8(ascii: ",")) }
-                    object.writeString(utf8: UnsafeBufferPointer(rebasing: keys[member.key]))
-                    object.bytes.append(UInt8(ascii: ":"))
-                    object.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: values[member.value]))
-                }
+            var object = [UInt8]()
+            object.reserveCapacity(written.count + 1)
+            object.append(UInt8(ascii: "{"))
+            for (position, member) in sorted.enumerated() {
+                // A key given again: its last value is the one kept.
+                if position + 1 < sorted.count, !precedes(member, sorted[position + 1]) { continue }
+                if object.count > 1 { object.append(UInt8(ascii: ",")) }
+                object.append(contentsOf: UnsafeBufferPointer(rebasing: written[member.bytes]))
             }
-            object.bytes.append(UInt8(ascii: "}"))
-            return Data(object.bytes)
+            object.append(UInt8(ascii: "}"))
+            return Data(object)
         }
     }
 
-    /// Writes a member's value with `write`; a key given before keeps this value instead.
+    /// Writes a member: its key, then its value with `write`.
     private mutating func member(_ key: some CodingKey, _ write: (inout JSONWriter) -> Void) {
-        let start = values.bytes.count
-        write(&values)
-        let value = start..<values.bytes.count
+        if !members.isEmpty { written.bytes.append(UInt8(ascii: ",")) }
+        let start = written.bytes.count
         var name = key.stringValue
-        let keyStart = keys.count
         name.withUTF8 { utf8 in
-            assert(utf8.allSatisfy { $0 < 0x80 }, "a FieldWriter key is ASCII: \(key.stringValue)")
-            keys.append(contentsOf: utf8)
+            assert(utf8.allSatisfy { $0 < 0x80 && $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C },
+                   "a FieldWriter key is ASCII with nothing to escape: \(key.stringValue)")
+            written.writeString(utf8: utf8)
         }
-        let added = keyStart..<keys.count
-        let earlier = keys.withUnsafeBufferPointer { keys in
-            members.firstIndex { member in
-                member.key.count == added.count
-                    && (added.isEmpty || memcmp(keys.baseAddress! + member.key.lowerBound, keys.baseAddress! + keyStart, added.count) == 0)
+        let added = Member(key: start + 1..<written.bytes.count - 1, bytes: start..<start)
+        written.bytes.append(UInt8(ascii: ":"))
+        write(&written)
+        if inKeyOrder, let last = members.last {
+            inKeyOrder = written.bytes.withUnsafeBufferPointer { written in
+                UnsafeBufferPointer(rebasing: written[last.key]).precedesInByteOrder(UnsafeBufferPointer(rebasing: written[added.key]))
             }
         }
-        if let earlier {
-            members[earlier].value = value
-        } else {
-            members.append(Member(key: added, value: value))
-        }
+        members.append(Member(key: added.key, bytes: start..<written.bytes.count))
     }
 }

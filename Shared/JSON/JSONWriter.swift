@@ -111,6 +111,22 @@ struct JSONWriter {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// An integer's decimal digits, written straight in (its `String` cost a conversion and a copy).
+    mutating func writeInteger(_ value: some BinaryInteger) {
+        guard let value = Int64(exactly: value) else { return append(String(value)) }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
     mutating func writeString(_ text: String) {
         var text = text
         text.withUTF8 { writeString(utf8: $0) }

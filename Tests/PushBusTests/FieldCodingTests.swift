@@ -155,4 +155,34 @@ struct FieldCodingTests {
         fields.write("second", for: Key.b)
         #expect(String(decoding: fields.data(), as: UTF8.self) == #"{"a":true,"b":"second","code":1}"#)
     }
+
+    /// Members given in their keys' order are written as they come; a key given again after them
+    /// still keeps only its last value, and no member at all is `{}`.
+    @Test func membersInKeyOrderAreTheObjectAsGiven() {
+        enum Key: String, CodingKey { case a, b, code }
+        var ordered = FieldWriter()
+        ordered.write(true, for: Key.a)
+        ordered.write("b", for: Key.b)
+        ordered.write(7, for: Key.code)
+        #expect(String(decoding: ordered.data(), as: UTF8.self) == #"{"a":true,"b":"b","code":7}"#)
+        var again = FieldWriter()
+        again.write(true, for: Key.a)
+        again.write("first", for: Key.b)
+        again.write("second", for: Key.b)
+        #expect(String(decoding: again.data(), as: UTF8.self) == #"{"a":true,"b":"second"}"#)
+        #expect(String(decoding: FieldWriter().data(), as: UTF8.self) == "{}")
+    }
+
+    /// Integers are written digit by digit: every width and sign reads back as the number written.
+    @Test func integersAreWrittenAsTheirDecimalText() {
+        enum Key: String, CodingKey { case n }
+        func written(_ value: some BinaryInteger) -> String {
+            var fields = FieldWriter()
+            fields.write(value, for: Key.n)
+            return String(decoding: fields.data(), as: UTF8.self)
+        }
+        for value in [0, 7, -7, 10, -10, 1_000_000, Int.max, Int.min] { #expect(written(value) == "{\"n\":\(value)}") }
+        #expect(written(UInt64.max) == "{\"n\":18446744073709551615}")
+        #expect(written(Int8.min) == "{\"n\":-128}")
+    }
 }
