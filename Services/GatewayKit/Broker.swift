@@ -351,7 +351,9 @@ public final class Broker {
         }
         send(to: request.client, ClientMessage(service: request.replyService, body: body))
         recorder?.record(arrivedAt: request.arrivedAt, service: request.replyService, body: request.body, reply: body)
-        metrics.answered(request.target, hasWorkers: { hasWorkers(request.target) }, reply: body.first, arrivedAt: request.arrivedAt,
+        // The closure captures the target alone: capturing `request` copied it, retaining each of its parts.
+        let target = request.target
+        metrics.answered(target, hasWorkers: { hasWorkers(target) }, reply: body.first, arrivedAt: request.arrivedAt,
                          now: Clock.milliseconds())
     }
 

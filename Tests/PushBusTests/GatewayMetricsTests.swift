@@ -35,4 +35,18 @@ struct GatewayMetricsTests {
         #expect(metrics.requests.count == GatewayMetrics.maxOtherLabels + 1)
         #expect(metrics.requests["other"] == 100 - GatewayMetrics.maxOtherLabels)
     }
+
+    /// A name first counted as `other` (no workers then) gets its own label once it has workers, and
+    /// its replies are counted under the label its requests are.
+    @Test func aNameCountedAsOtherGetsItsLabelOnceItHasWorkers() {
+        var metrics = GatewayMetrics()
+        count(&metrics, "echo")
+        count(&metrics, "echo", hasWorkers: true)
+        count(&metrics, "echo", hasWorkers: false)
+        #expect(metrics.requests == ["other": 1, "echo": 2])
+        let page = metrics.render(queues: [:])
+        #expect(page.contains(#"pushbus_gateway_replies_total{service="echo",code="6002"} 2"#), "\(page)")
+        #expect(page.contains(#"pushbus_gateway_replies_total{service="other",code="6002"} 1"#), "\(page)")
+        #expect(page.contains(#"pushbus_gateway_request_seconds_count{service="echo"} 2"#), "\(page)")
+    }
 }
