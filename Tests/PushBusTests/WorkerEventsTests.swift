@@ -216,6 +216,32 @@ struct ReliableEventsTests {
         #expect(try outbox.prune(before: Date().timeIntervalSince1970 - 3600, limit: 4) == 0, "nothing is that old")
     }
 
+    /// Pruning walks the events by number: one stamped earlier than the event before it (the clock
+    /// stepped back) waits for that event, so no event goes from the middle of the outbox.
+    @Test func pruningGoesByNumberSoNoEventGoesFromTheMiddle() throws {
+        let store = try Store(path: TestPaths.temporaryDirectory("prune-order") + "/p.sqlite",
+                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
+        let outbox = try Outbox(store: store, publisher: "p")
+        try store.write { db in
+            for _ in 0..<4 { try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
+            try db.run("UPDATE outbox SET created_at = created_at - 7200 WHERE seq = 2")
+        }
+        #expect(try outbox.prune(before: Date().timeIntervalSince1970 - 3600) == 0, "event 2 waits for event 1")
+        #expect(try remainingSequences(outbox) == [1, 2, 3, 4])
+        #expect(try outbox.prune(before: Date().timeIntervalSince1970 + 1) == 3)
+        #expect(try remainingSequences(outbox) == [4])
+    }
+
+    /// Appending an event inserts into the outbox alone: the index by age is gone (`events-4`).
+    @Test func theOutboxKeepsNoIndexByAge() throws {
+        let store = try Store(path: TestPaths.temporaryDirectory("outbox-index") + "/p.sqlite",
+                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
+        let indexes = try store.read { db in
+            try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'").compactMap { $0[0].string }
+        }
+        #expect(indexes.isEmpty, "\(indexes)")
+    }
+
     private func remainingSequences(_ outbox: Outbox) throws -> [Int64] {
         try outbox.events(after: 0, limit: 100).events.map {
             try JSONDecoder().decode(Event<DeviceDeletedEvent>.self, from: $0.event).sequence
