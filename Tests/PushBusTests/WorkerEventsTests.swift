@@ -168,10 +168,7 @@ struct ReliableEventsTests {
     }
 
     @Test func publishedEventsArePrunedAfterTheRetentionButNumberingGoesOn() throws {
-        let store = try Store(path: TestPaths.temporaryDirectory("prune") + "/p.sqlite",
-                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
-        let outbox = try Outbox(store: store, publisher: "p")
-        for _ in 0..<5 { try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) } }
+        let (store, outbox) = try outboxWithEvents(5, "prune")
         #expect(try outbox.prune(before: Date().timeIntervalSince1970 + 1) == 4, "the newest stays")
         try store.write { db in try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
         #expect(try remainingSequences(outbox) == [5, 6])
@@ -201,12 +198,7 @@ struct ReliableEventsTests {
     }
 
     @Test func pruningTakesTheOldestEventsABoundedBatchAtATime() throws {
-        let store = try Store(path: TestPaths.temporaryDirectory("prune-batches") + "/p.sqlite",
-                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
-        let outbox = try Outbox(store: store, publisher: "p")
-        try store.write { db in
-            for _ in 0..<10 { try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
-        }
+        let (_, outbox) = try outboxWithEvents(10, "prune-batches")
         let later = Date().timeIntervalSince1970 + 1
         #expect(try outbox.prune(before: later, limit: 4) == 4)
         #expect(try remainingSequences(outbox) == Array(5...10), "the oldest went first")
@@ -219,13 +211,8 @@ struct ReliableEventsTests {
     /// Pruning walks the events by number: one stamped earlier than the event before it (the clock
     /// stepped back) waits for that event, so no event goes from the middle of the outbox.
     @Test func pruningGoesByNumberSoNoEventGoesFromTheMiddle() throws {
-        let store = try Store(path: TestPaths.temporaryDirectory("prune-order") + "/p.sqlite",
-                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
-        let outbox = try Outbox(store: store, publisher: "p")
-        try store.write { db in
-            for _ in 0..<4 { try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
-            try db.run("UPDATE outbox SET created_at = created_at - 7200 WHERE seq = 2")
-        }
+        let (store, outbox) = try outboxWithEvents(4, "prune-order")
+        try store.write { db in try db.run("UPDATE outbox SET created_at = created_at - 7200 WHERE seq = 2") }
         #expect(try outbox.prune(before: Date().timeIntervalSince1970 - 3600) == 0, "event 2 waits for event 1")
         #expect(try remainingSequences(outbox) == [1, 2, 3, 4])
         #expect(try outbox.prune(before: Date().timeIntervalSince1970 + 1) == 3)
@@ -234,12 +221,22 @@ struct ReliableEventsTests {
 
     /// Appending an event inserts into the outbox alone: the index by age is gone (`events-4`).
     @Test func theOutboxKeepsNoIndexByAge() throws {
-        let store = try Store(path: TestPaths.temporaryDirectory("outbox-index") + "/p.sqlite",
-                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
+        let (store, _) = try outboxWithEvents(0, "outbox-index")
         let indexes = try store.read { db in
             try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'").compactMap { $0[0].string }
         }
         #expect(indexes.isEmpty, "\(indexes)")
+    }
+
+    /// An outbox in a database of its own, migrated as every service's is, holding `count` events.
+    private func outboxWithEvents(_ count: Int, _ name: String) throws -> (Store, Outbox) {
+        let store = try Store(path: TestPaths.temporaryDirectory(name) + "/p.sqlite",
+                              migrations: [Outbox.migration, Outbox.catchUpMigration] + WorkerTables.migrations)
+        let outbox = try Outbox(store: store, publisher: "p")
+        try store.write { db in
+            for _ in 0..<count { try outbox.append(DeviceDeletedEvent(appKey: "a", registrationID: "r"), in: db) }
+        }
+        return (store, outbox)
     }
 
     private func remainingSequences(_ outbox: Outbox) throws -> [Int64] {
