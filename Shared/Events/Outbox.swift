@@ -49,10 +49,12 @@ public final class Outbox {
         ALTER TABLE event_cursors ADD COLUMN epoch TEXT;
         """)
 
-    /// Drops the index by age: events are numbered as they are made, so the oldest are the lowest
-    /// numbers, and pruning walks them from the first. The index cost every append a second B-tree
-    /// insert (about a quarter of an append's instructions) for a scan once a minute.
+    /// `events-4` dropped the index by age, for a prune that walked the events by number and stopped
+    /// at the first one still inside the retention; one event stamped in the future (a clock that ran
+    /// ahead, then was put right) then kept every later event for as long as the clock had been
+    /// ahead. `events-5` makes the index again, and pruning goes by each event's own stamp.
     public static let seqOrderMigration = Migration("events-4", "DROP INDEX IF EXISTS outbox_by_time;")
+    public static let ageIndexMigration = Migration("events-5", "CREATE INDEX IF NOT EXISTS outbox_by_time ON outbox (created_at);")
 
     public init(store: Store, publisher: String) throws {
         self.store = store
@@ -85,20 +87,17 @@ public final class Outbox {
         return unpublished
     }
 
-    /// Deletes those of the `limit` oldest events (by number) made before `cutoff` (Unix seconds),
-    /// always keeping the newest, so numbering carries on. Returns how many went; `limit` of them
-    /// means more may be left. One bounded transaction at a time keeps the requests served between
-    /// them waiting briefly. Events are numbered as they are made, so the oldest numbers are the
-    /// oldest events; should the clock have stepped back, a later event stamped earlier waits for
-    /// the ones before it, and the outbox never loses an event from the middle.
+    /// Deletes up to `limit` of the oldest events older than `cutoff` (Unix seconds), always keeping
+    /// the newest, so numbering carries on. Returns how many went; `limit` of them means more may be
+    /// left. One bounded transaction at a time keeps the requests served between them waiting briefly.
     @discardableResult
     public func prune(before cutoff: Double, limit: Int = Outbox.pruneLimit) throws -> Int {
         try store.write { db in
             try db.run("""
-                WITH oldest AS (SELECT seq, created_at FROM outbox WHERE seq < (SELECT MAX(seq) FROM outbox) ORDER BY seq LIMIT ?)
                 DELETE FROM outbox WHERE seq IN (
-                    SELECT seq FROM oldest WHERE seq < COALESCE((SELECT MIN(seq) FROM oldest WHERE created_at >= ?), 9223372036854775807))
-                """, limit, cutoff)
+                    SELECT seq FROM outbox WHERE created_at < ? AND seq < (SELECT MAX(seq) FROM outbox)
+                    ORDER BY created_at LIMIT ?)
+                """, cutoff, limit)
         }
     }
 

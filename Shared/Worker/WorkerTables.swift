@@ -6,5 +6,6 @@ import SQLite
 /// after its own migrations.
 public enum WorkerTables {
     public static let migrations: [Migration] = [ProofLedger.migration, Tombstones.migration, Outbox.epochMigration, ProofLedger.logMigration,
-                                                   ProofLedger.batchMigration, Outbox.seqOrderMigration]
+                                                   ProofLedger.batchMigration, Outbox.seqOrderMigration,
+                                                   Outbox.ageIndexMigration]
 }
