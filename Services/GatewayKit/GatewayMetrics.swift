@@ -107,6 +107,19 @@ struct GatewayMetrics {
         countedAt = now
     }
 
+    /// The broker's queues by label: a queue is made for any name a client sends, so those of names
+    /// without a label of their own are summed under `other`, and the page cannot grow with them.
+    private func labelled(_ queues: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)])
+        -> [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] {
+        var byLabel: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] = [:]
+        for (service, queue) in queues {
+            let label = labels.contains(service) ? service : Self.other
+            let sum = byLabel[label] ?? (0, 0, 0, 0)
+            byLabel[label] = (sum.waiting + queue.waiting, sum.workers + queue.workers, sum.inUse + queue.inUse, sum.credit + queue.credit)
+        }
+        return byLabel
+    }
+
     /// The whole page. `queues` is the broker's live view: service → waiting, workers, credit in use, credit.
     func render(queues: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)]) -> String {
         var page = PrometheusPage()
@@ -129,19 +142,20 @@ struct GatewayMetrics {
         page.family("pushbus_worker_lagging_publishers", "gauge", "Publishers whose missed events a worker could not fetch yet.")
 
         for (service, n) in requests.sorted(by: { $0.key < $1.key }) {
-            page.add("pushbus_gateway_requests_total", "service=\"\(service)\"", n)
+            page.add("pushbus_gateway_requests_total", PrometheusPage.label("service", service), n)
         }
         let answers = answers.sorted(by: { $0.key < $1.key })
         for (service, answer) in answers {
             for (code, n) in answer.codes.sorted(by: { $0.key < $1.key }) {
-                page.add("pushbus_gateway_replies_total", "service=\"\(service)\",code=\"\(code)\"", n)
+                page.add("pushbus_gateway_replies_total", PrometheusPage.label("service", service) + ",code=\"\(code)\"", n)
             }
         }
         for (service, answer) in answers {
-            page.samples("pushbus_gateway_request_seconds", answer.latency.lines("pushbus_gateway_request_seconds", labels: "service=\"\(service)\""))
+            page.samples("pushbus_gateway_request_seconds",
+                         answer.latency.lines("pushbus_gateway_request_seconds", labels: PrometheusPage.label("service", service)))
         }
-        for (service, queue) in queues.sorted(by: { $0.key < $1.key }) {
-            let label = "service=\"\(service)\""
+        for (service, queue) in labelled(queues).sorted(by: { $0.key < $1.key }) {
+            let label = PrometheusPage.label("service", service)
             page.add("pushbus_gateway_queue_depth", label, queue.waiting)
             page.add("pushbus_gateway_workers", label, queue.workers)
             page.add("pushbus_gateway_credit_in_use", label, queue.inUse)
@@ -151,7 +165,7 @@ struct GatewayMetrics {
         page.add("pushbus_gateway_workers_refused_total", "", workersRefused)
         page.add("pushbus_gateway_events_refused_total", "", eventsRefused)
         for (worker, m) in workers.sorted(by: { $0.key < $1.key }) {
-            let label = "service=\"\(worker)\""
+            let label = PrometheusPage.label("service", worker)
             page.add("pushbus_worker_requests_total", label, m.requests)
             for (code, n) in m.codes.sorted(by: { $0.key < $1.key }) {
                 page.add("pushbus_worker_replies_total", "\(label),code=\"\(code)\"", n)

@@ -21,6 +21,22 @@ struct PrometheusPage {
         families[index].samples += lines
     }
 
+    /// `name="value"`, the value escaped as the text format says (backslash, double quote, line
+    /// feed): a service name comes from whoever sent it, and must not end its sample or start another.
+    static func label(_ name: String, _ value: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(value.utf8.count)
+        for character in value.unicodeScalars {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "\(name)=\"\(escaped)\""
+    }
+
     var text: String {
         families.flatMap { $0.header + $0.samples }.joined(separator: "\n") + "\n"
     }

@@ -49,4 +49,25 @@ struct GatewayMetricsTests {
         #expect(page.contains(#"pushbus_gateway_replies_total{service="other",code="6002"} 1"#), "\(page)")
         #expect(page.contains(#"pushbus_gateway_request_seconds_count{service="echo"} 2"#), "\(page)")
     }
+
+    /// A queue is made for any service name a client sends: the page sums the queues of names with
+    /// no label under `other`, and a name's quotes and line breaks cannot end a sample and forge one.
+    @Test func queuesOfMadeUpNamesCannotForgeOrGrowThePage() {
+        let metrics = GatewayMetrics()
+        var queues: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] = ["tagging": (2, 1, 0, 10)]
+        queues["a\"} 0\npushbus_gateway_events_refused_total 123456\n# x{service=\"b"] = (1, 0, 0, 0)
+        for n in 0..<1_000 { queues["made-up-\(n)"] = (1, 0, 0, 0) }
+        let page = metrics.render(queues: queues)
+        #expect(!page.contains("123456"), "\(page)")
+        #expect(!page.contains("made-up"))
+        #expect(page.contains(#"pushbus_gateway_queue_depth{service="other"} 1001"#))
+        #expect(page.contains(#"pushbus_gateway_queue_depth{service="tagging"} 2"#))
+        #expect(page.utf8.count < 20_000, "the page does not grow with the names: \(page.utf8.count) bytes")
+    }
+
+    /// A label value is escaped as the Prometheus text format says.
+    @Test func labelValuesAreEscaped() {
+        #expect(PrometheusPage.label("service", #"a"b\c"# + "\nd") == #"service="a\"b\\c\nd""#)
+        #expect(PrometheusPage.label("service", "tagging/0") == #"service="tagging/0""#)
+    }
 }
