@@ -13,8 +13,8 @@ extension Broker {
         metricsServer?.publish(metrics.render(queues: queueView()), at: now)
     }
 
-    func queueView() -> [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] {
-        var view: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] = [:]
+    func queueView() -> [String: GatewayMetrics.QueueGauges] {
+        var view: [String: GatewayMetrics.QueueGauges] = [:]
         for (name, queue) in services {
             let held = queue.workers.compactMap { workers[$0] }
             view[name] = (queue.waitingCount, held.count, held.reduce(0) { $0 + $1.inFlight.count }, held.reduce(0) { $0 + $1.credit })

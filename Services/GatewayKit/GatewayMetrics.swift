@@ -8,6 +8,9 @@ import Schema
 /// Every count is by service label; a name a client or publisher made up is counted as `other`, so
 /// garbage names cannot grow the counters (or the page) without bound.
 struct GatewayMetrics {
+    /// One queue as the page shows it: requests waiting, workers, credit in use, credit.
+    typealias QueueGauges = (waiting: Int, workers: Int, inUse: Int, credit: Int)
+
     /// What names outside the known set are counted under.
     static let other = "other"
     /// Other MDP workers' service names counted under their own label, at most.
@@ -109,9 +112,8 @@ struct GatewayMetrics {
 
     /// The broker's queues by label: a queue is made for any name a client sends, so those of names
     /// without a label of their own are summed under `other`, and the page cannot grow with them.
-    private func labelled(_ queues: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)])
-        -> [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] {
-        var byLabel: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] = [:]
+    private func labelled(_ queues: [String: QueueGauges]) -> [String: QueueGauges] {
+        var byLabel: [String: QueueGauges] = [:]
         for (service, queue) in queues {
             let label = labels.contains(service) ? service : Self.other
             let sum = byLabel[label] ?? (0, 0, 0, 0)
@@ -121,7 +123,7 @@ struct GatewayMetrics {
     }
 
     /// The whole page. `queues` is the broker's live view: service → waiting, workers, credit in use, credit.
-    func render(queues: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)]) -> String {
+    func render(queues: [String: QueueGauges]) -> String {
         var page = PrometheusPage()
         page.family("pushbus_gateway_requests_total", "counter", "Requests the gateway accepted, by service.")
         page.family("pushbus_gateway_replies_total", "counter", "Replies sent to clients, by service and result code.")

@@ -7,24 +7,27 @@ public enum HMAC {
 
     /// The HMAC of `prefix` followed by `body`, without joining them first.
     public static func sha256Hex(key: String, prefix: [UInt8], body: Data) -> String {
-        prefix.withUnsafeBytes { prefix in sha256Hex(key: key, head: prefix, separator: nil, body: body) }
+        prefix.withUnsafeBytes { prefix in sha256Hex(key: .text(key), head: prefix, separator: nil, body: body) }
     }
 
     /// The HMAC of `head`'s UTF-8, the byte `separator` (when given) and `body`, joining nothing:
     /// a proof signs `command + "\n" + payload`.
     public static func sha256Hex(key: String, head: String, separator: UInt8?, body: Data) -> String {
-        var head = head
-        return head.withUTF8 { sha256Hex(key: key, head: UnsafeRawBufferPointer($0), separator: separator, body: body) }
-    }
-
-    private static func sha256Hex(key: String, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data) -> String {
-        withDigest(key: .text(key), head: head, separator: separator, body: body) { hex($0) }
+        sha256Hex(key: .text(key), head: head, separator: separator, body: body)
     }
 
     /// `sha256Hex(key:head:separator:body:)` under a key made ready once.
     public static func sha256Hex(key: HMACKey, head: String, separator: UInt8?, body: Data) -> String {
+        sha256Hex(key: .prepared(key), head: head, separator: separator, body: body)
+    }
+
+    private static func sha256Hex(key: Key, head: String, separator: UInt8?, body: Data) -> String {
         var head = head
-        return head.withUTF8 { withDigest(key: .prepared(key), head: UnsafeRawBufferPointer($0), separator: separator, body: body) { hex($0) } }
+        return head.withUTF8 { sha256Hex(key: key, head: UnsafeRawBufferPointer($0), separator: separator, body: body) }
+    }
+
+    private static func sha256Hex(key: Key, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data) -> String {
+        withDigest(key: key, head: head, separator: separator, body: body) { hex($0) }
     }
 
     /// Appends the hex HMAC of `head`'s UTF-8, `separator` and `body` to `text`: the same digits as

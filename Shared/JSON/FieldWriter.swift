@@ -131,14 +131,14 @@ public struct FieldWriter {
                    "a FieldWriter key is ASCII with nothing to escape: \(key.stringValue)")
             written.writeString(utf8: utf8)
         }
-        let added = Member(key: start + 1..<written.bytes.count - 1, bytes: start..<start)
+        let keyBytes = start + 1..<written.bytes.count - 1
         written.bytes.append(UInt8(ascii: ":"))
         write(&written)
         if inKeyOrder, let last = members.last {
             inKeyOrder = written.bytes.withUnsafeBufferPointer { written in
-                UnsafeBufferPointer(rebasing: written[last.key]).precedesInByteOrder(UnsafeBufferPointer(rebasing: written[added.key]))
+                UnsafeBufferPointer(rebasing: written[last.key]).precedesInByteOrder(UnsafeBufferPointer(rebasing: written[keyBytes]))
             }
         }
-        members.append(Member(key: added.key, bytes: start..<written.bytes.count))
+        members.append(Member(key: keyBytes, bytes: start..<written.bytes.count))
     }
 }

@@ -54,7 +54,7 @@ struct GatewayMetricsTests {
     /// no label under `other`, and a name's quotes and line breaks cannot end a sample and forge one.
     @Test func queuesOfMadeUpNamesCannotForgeOrGrowThePage() {
         let metrics = GatewayMetrics()
-        var queues: [String: (waiting: Int, workers: Int, inUse: Int, credit: Int)] = ["tagging": (2, 1, 0, 10)]
+        var queues: [String: GatewayMetrics.QueueGauges] = ["tagging": (2, 1, 0, 10)]
         queues["a\"} 0\npushbus_gateway_events_refused_total 123456\n# x{service=\"b"] = (1, 0, 0, 0)
         for n in 0..<1_000 { queues["made-up-\(n)"] = (1, 0, 0, 0) }
         let page = metrics.render(queues: queues)
