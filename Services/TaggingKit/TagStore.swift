@@ -7,16 +7,24 @@ import SQLite
 /// costs one row, not an index range. Each tag row keeps its device count, so `tags.count` and
 /// `tags.list` never scan the index; a tag whose last device leaves is removed.
 ///
-/// Binding or unbinding a tag is one statement on `device_tags`. Two things stay in memory for it,
-/// both tied to the store's transactions (`Store.onRollback` undoes them with a rolled-back request):
-/// each tag's id by app and name, and how each tag's device count changed since the batch began. A
-/// batch touches the same few hundred tags thousands of times, so the counts are written once a tag,
-/// just before the batch commits, or before anything reads them.
+/// Three things stay in memory, each tied to the store's transactions (a rolled-back request takes
+/// its own back, `RollbackJournal`): each tag's id by app and name; how each tag's device count
+/// changed since the batch began (a batch touches the same few hundred tags thousands of times, so
+/// the counts are written once a tag, just before the batch commits, or before anything reads them);
+/// and the `device_tags` entries to add or remove. Those are written in key order, many at once
+/// (`writeAudience`), before anything reads `device_tags` and before a commit once
+/// `stagedEntryLimit` of them wait: one at a time, at a random place each, every entry walked the
+/// index from its root through pages no longer in the processor's cache, a tenth of the worker's
+/// time; in order, consecutive entries land on the pages the one before just walked. The index is
+/// derived (`AudienceIndex`): a crash loses what was staged and the next start builds it again from
+/// `devices.tags`, as it would after any crash; a clean stop writes it first.
 final class TagStore {
     /// Separates the names in `devices.tags`; no tag may contain it (TagRules' charset).
     static let separator: Character = "\n"
     /// Tag ids kept at most; past it the cache starts over.
     static let cachedIDLimit = 100_000
+    /// `device_tags` entries staged at most before a commit writes them.
+    static let stagedEntryLimit = 4096
 
     private struct Name: Hashable {
         let app: String
@@ -27,6 +35,8 @@ final class TagStore {
     private var idsByName: [Name: Int64] = [:]
     private var namesByID: [Int64: Name] = [:]
     private var countChanges: [Int64: Int] = [:]
+    /// `device_tags` entries not written yet: true to add, false to remove.
+    private var staged: [Entry: Bool] = [:]
     /// What the open transaction changed in memory, undone from the newest when a level of it rolls
     /// back (`RollbackJournal`).
     private var changes: [Change] = []
@@ -38,11 +48,27 @@ final class TagStore {
         case remembered(Int64)
         /// The counts were written, and these were the changes held until then.
         case written([Int64: Int])
+        /// An entry was staged; what was staged for it before (nil: nothing).
+        case staged(Entry, was: Bool?)
+        /// The staged entries were written, and these were they.
+        case entriesWritten([Entry: Bool])
+    }
+
+    /// One `device_tags` row, ordered as the index orders it.
+    private struct Entry: Hashable, Comparable {
+        let tag: Int64
+        let device: Int64
+
+        static func < (a: Entry, b: Entry) -> Bool { (a.tag, a.device) < (b.tag, b.device) }
     }
 
     init(store: Store) {
         self.store = store
-        store.beforeCommit { [weak self] db in try self?.writeCounts(db) }
+        store.beforeCommit { [weak self] db in
+            guard let self else { return }
+            try writeCounts(db)
+            if staged.count >= Self.stagedEntryLimit { try writeAudience(db) }
+        }
         store.keep(self)
     }
 
@@ -66,27 +92,43 @@ final class TagStore {
         try db.run("UPDATE devices SET tags = ? WHERE id = ?", names.joined(separator: String(Self.separator)), device)
     }
 
-    /// Binds `names`, none of them bound to the device yet; returns them.
+    /// Binds `names`, none of them bound to the device yet (as its `devices.tags` says); returns them.
     func bind(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         for name in names {
             let tag = try id(db, Name(app: appKey, tag: name))
-            if try db.run("INSERT OR IGNORE INTO device_tags (tag, device) VALUES (?, ?)", tag, device) == 1 {
-                count(tag, by: 1)
-            }
+            stage(Entry(tag: tag, device: device), bound: true)
+            count(tag, by: 1)
         }
         return names
     }
 
-    /// Unbinds `names`, all of them bound to the device; returns those that were, sorted.
+    /// Unbinds `names`, all of them bound to the device (as its `devices.tags` says); returns those
+    /// whose tag exists, sorted.
     func unbind(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         var removed: [String] = []
         for name in names.sorted() {
-            guard let tag = try existingID(db, Name(app: appKey, tag: name)),
-                  try db.run("DELETE FROM device_tags WHERE tag = ? AND device = ?", tag, device) == 1 else { continue }
+            guard let tag = try existingID(db, Name(app: appKey, tag: name)) else { continue }
+            stage(Entry(tag: tag, device: device), bound: false)
             count(tag, by: -1)
             removed.append(name)
         }
         return removed
+    }
+
+    /// Writes the staged `device_tags` entries, in the index's order. Runs before anything reads
+    /// `device_tags`, and before a commit once enough wait; inside a write.
+    func writeAudience(_ db: Database) throws {
+        guard !staged.isEmpty else { return }
+        let entries = staged
+        for entry in entries.keys.sorted() {
+            if entries[entry]! {
+                try db.run("INSERT OR IGNORE INTO device_tags (tag, device) VALUES (?, ?)", entry.tag, entry.device)
+            } else {
+                try db.run("DELETE FROM device_tags WHERE tag = ? AND device = ?", entry.tag, entry.device)
+            }
+        }
+        staged = [:]
+        record(.entriesWritten(entries))
     }
 
     /// Unbinds every tag of the device; returns them.
@@ -162,6 +204,14 @@ final class TagStore {
         idsByName[name] = nil
     }
 
+    /// An entry to add (`bound`) or remove: one staged the other way cancels out, as the row is
+    /// (or is not) in the index already.
+    private func stage(_ entry: Entry, bound: Bool) {
+        let was = staged[entry]
+        staged[entry] = was == !bound ? nil : bound
+        record(.staged(entry, was: was))
+    }
+
     private func count(_ tag: Int64, by change: Int) {
         countChanges[tag, default: 0] += change
         record(.counted(tag, by: change))
@@ -182,6 +232,8 @@ extension TagStore: RollbackJournal {
             case .counted(let tag, let change): countChanges[tag, default: 0] -= change
             case .remembered(let id): forget(id)
             case .written(let held): countChanges = held
+            case .staged(let entry, let was): staged[entry] = was
+            case .entriesWritten(let entries): staged = entries
             }
         }
     }

@@ -8,6 +8,7 @@ extension TaggingHandler {
     func resolve(_ p: AudienceResolve, in db: Database) throws -> AudiencePage {
         let audience = try Audience(p)
         try tags.writeCounts(db)
+        try tags.writeAudience(db)
         guard let query = try AudienceQuery(audience, in: db, tagStore: tags, now: clock()) else {
             return AudiencePage(registrationIDs: [], nextCursor: nil, total: 0)
         }

@@ -49,8 +49,12 @@ public final class TaggingHandler: RequestHandler {
     /// index was kept.
     public var audienceIndexBuildSeconds: Double? { audienceIndex.buildSeconds }
 
-    /// Marks the audience index as matching the database, so the next start keeps it.
-    public func close() throws { try audienceIndex.close() }
+    /// Writes the audience entries still staged, then marks the audience index as matching the
+    /// database, so the next start keeps it.
+    public func close() throws {
+        try storage.store.write { db in try tags.writeAudience(db) }
+        try audienceIndex.close()
+    }
 
     public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         if case .app? = request.principal { signedByApp = true } else { signedByApp = false }

@@ -436,4 +436,35 @@ extension TaggingHandlerTests {
         }
         #expect(orphans == 0, "no binding points at a tag that is gone")
     }
+
+    @Test func audiencesFollowTheStagedEntriesThroughRollbacks() throws {
+        struct Abandoned: Error {}
+        let gold: [String: JSONValue] = ["tag": .array(["gold".json])]
+        #expect(call("tags.add", "d1", tags(["gold"])).code == 0)
+        #expect(throws: Abandoned.self) {
+            try handler.storage.store.write { _ in
+                #expect(call("tags.add", "d2", tags(["gold"])).code == 0)
+                #expect(call("tags.delete", "d1", tags(["gold"])).code == 0)
+                throw Abandoned()
+            }
+        }
+        #expect(ids(gold) == ["d1"], "a batch that rolled back stages nothing of its own")
+        #expect(call("tags.add", "d3", tags(["gold"])).code == 0)
+        #expect(throws: Abandoned.self) {
+            try handler.storage.store.write { _ in
+                #expect(ids(gold) == ["d1", "d3"], "the staged entries are written before the index is read")
+                throw Abandoned()
+            }
+        }
+        #expect(ids(gold) == ["d1", "d3"], "entries written in a batch that rolled back are staged again")
+    }
+
+    @Test func stagedEntriesAreWrittenOnceEnoughWait() throws {
+        let devices = TagStore.stagedEntryLimit / 4 + 1
+        try handler.storage.store.write { _ in
+            for device in 0..<devices { #expect(call("tags.add", "d\(device)", tags(["a", "b", "c", "d"])).code == 0) }
+        }
+        let written = try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM device_tags").int }
+        #expect(written == devices * 4, "the commit wrote them, though no audience was asked for")
+    }
 }
