@@ -2,12 +2,20 @@ import SQLite
 import Schema
 import Worker
 
-/// The devices the tagging service has seen, with their app and alias. A device is recorded on its
-/// first write here (the registration service owns devices; tagging never reads its database), and
-/// the app it was first seen with is the only one that may touch it.
-struct DeviceIndex {
+/// The devices the tagging service has seen, with their app, alias and tags. A device is recorded on
+/// its first write here (the registration service owns devices; tagging never reads its database),
+/// and the app it was first seen with is the only one that may touch it.
+///
+/// Every tag and alias command starts by reading its device's row, so the entries read or written
+/// stay in memory by registration ID: a command on a device seen before reads no row. Every change
+/// to a row goes through here and is logged, so a rolled-back request takes its own back
+/// (`RollbackJournal`); a row never read stays unknown (a device not found is looked for again).
+/// Past `cachedEntryLimit` entries the cache starts over, which is always safe: what is missing is
+/// read again.
+final class DeviceIndex {
     struct Entry {
         let id: Int64
+        let registrationID: String
         let appKey: String
         let alias: String?
         /// `devices.tags` as stored; `tags` splits it.
@@ -15,14 +23,42 @@ struct DeviceIndex {
 
         /// The device's tags, sorted as SQLite sorts text (by UTF-8 bytes).
         var tags: [String] { TagStore.names(in: tagText) }
+
+        func with(alias: String?) -> Entry {
+            Entry(id: id, registrationID: registrationID, appKey: appKey, alias: alias, tagText: tagText)
+        }
+
+        func with(tagText: String) -> Entry {
+            Entry(id: id, registrationID: registrationID, appKey: appKey, alias: alias, tagText: tagText)
+        }
     }
 
-    /// The device's entry with its tags: one row read, as every tag command starts with it.
+    /// Entries kept at most (some 250 bytes each); past it the cache starts over.
+    static let defaultCachedEntryLimit = 250_000
+
+    private let store: Store
+    private let cachedEntryLimit: Int
+    private var cached: [String: Entry] = [:]
+    /// What the open transaction changed in the cache, by registration ID, with what the cache held
+    /// before (nil: nothing); undone from the newest when a level of it rolls back.
+    private var changes: [(registrationID: String, was: Entry?)] = []
+
+    init(store: Store, cachedEntryLimit: Int = DeviceIndex.defaultCachedEntryLimit) {
+        self.store = store
+        self.cachedEntryLimit = cachedEntryLimit
+        store.keep(self)
+    }
+
+    /// The device's entry with its tags: from memory, or one row read.
     func find(_ db: Database, registrationID: String) throws -> Entry? {
+        if let known = cached[registrationID] { return known }
         guard let row = try db.row("SELECT id, app_key, alias, tags FROM devices WHERE registration_id = ?", registrationID) else {
             return nil
         }
-        return Entry(id: Int64(row[0].int ?? 0), appKey: row[1].string ?? "", alias: row[2].string, tagText: row[3].string ?? "")
+        let entry = Entry(id: Int64(row[0].int ?? 0), registrationID: registrationID, appKey: row[1].string ?? "",
+                          alias: row[2].string, tagText: row[3].string ?? "")
+        keep(entry)
+        return entry
     }
 
     /// The device's entry, created on first use unless `mayCreate` is false (its app's server names
@@ -49,11 +85,26 @@ struct DeviceIndex {
     /// Makes the entry of a device that has none (see `existing`).
     func create(_ db: Database, registrationID: String, appKey: String) throws -> Entry {
         try db.run("INSERT INTO devices (registration_id, app_key) VALUES (?, ?)", registrationID, appKey)
-        return Entry(id: db.lastInsertRowID, appKey: appKey, alias: nil, tagText: "")
+        let entry = Entry(id: db.lastInsertRowID, registrationID: registrationID, appKey: appKey, alias: nil, tagText: "")
+        change(registrationID, to: entry)
+        return entry
     }
 
-    func setAlias(_ db: Database, device: Int64, alias: String?) throws {
-        try db.run("UPDATE devices SET alias = ? WHERE id = ?", alias, device)
+    func setAlias(_ db: Database, device: Entry, alias: String?) throws {
+        try db.run("UPDATE devices SET alias = ? WHERE id = ?", alias, device.id)
+        change(device.registrationID, to: device.with(alias: alias))
+    }
+
+    /// Records the device's tags after a change (in any order: `TagStore.names(in:)` sorts them).
+    func setTags(_ db: Database, device: Entry, to names: some Sequence<String>) throws {
+        let text = names.joined(separator: String(TagStore.separator))
+        try db.run("UPDATE devices SET tags = ? WHERE id = ?", text, device.id)
+        change(device.registrationID, to: device.with(tagText: text))
+    }
+
+    func delete(_ db: Database, device: Entry) throws {
+        try db.run("DELETE FROM devices WHERE id = ?", device.id)
+        change(device.registrationID, to: nil)
     }
 
     /// Devices of `appKey` bound to `alias`, oldest first.
@@ -66,7 +117,31 @@ struct DeviceIndex {
         try db.value("SELECT COUNT(*) FROM devices WHERE app_key = ? AND alias = ?", appKey, alias).int ?? 0
     }
 
-    func delete(_ db: Database, device: Int64) throws {
-        try db.run("DELETE FROM devices WHERE id = ?", device)
+    // MARK: in memory
+
+    /// Keeps an entry as read: the row holds it, so nothing is logged.
+    private func keep(_ entry: Entry) {
+        if cached.count >= cachedEntryLimit { cached = [:] }
+        cached[entry.registrationID] = entry
     }
+
+    /// The row of `registrationID` was just written (nil: deleted): the cache follows, logged.
+    private func change(_ registrationID: String, to entry: Entry?) {
+        let was = cached[registrationID]
+        if let entry { keep(entry) } else { cached[registrationID] = nil }
+        if store.isWriting { changes.append((registrationID, was)) }
+    }
+}
+
+extension DeviceIndex: RollbackJournal {
+    var journalMark: Int { changes.count }
+
+    func rollBack(to mark: Int) {
+        while changes.count > mark {
+            let (registrationID, was) = changes.removeLast()
+            cached[registrationID] = was
+        }
+    }
+
+    func journalCommitted() { changes.removeAll(keepingCapacity: true) }
 }

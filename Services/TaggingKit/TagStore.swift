@@ -87,11 +87,6 @@ final class TagStore {
             .sorted { $0.precedesInByteOrder($1) }
     }
 
-    /// Records the device's tags after a change (in any order: `names(in:)` sorts them).
-    func setNames(_ db: Database, device: Int64, to names: some Sequence<String>) throws {
-        try db.run("UPDATE devices SET tags = ? WHERE id = ?", names.joined(separator: String(Self.separator)), device)
-    }
-
     /// Binds `names`, none of them bound to the device yet (as its `devices.tags` says); returns them.
     func bind(_ db: Database, device: Int64, appKey: String, names: [String]) throws -> [String] {
         for name in names {
@@ -129,13 +124,6 @@ final class TagStore {
         }
         staged = [:]
         record(.entriesWritten(entries))
-    }
-
-    /// Unbinds every tag of the device; returns them.
-    func removeAll(_ db: Database, device: DeviceIndex.Entry) throws -> [String] {
-        let removed = try unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
-        try setNames(db, device: device.id, to: [])
-        return removed
     }
 
     /// Every tag of the app with its device count, by name.

@@ -15,7 +15,7 @@ extension TaggingHandler {
         }
         // A new device's entry is made only now, past the last refusal: a batch has nothing to undo.
         let device = try existing ?? devices.create(db, registrationID: keys.id, appKey: keys.app)
-        try devices.setAlias(db, device: device.id, alias: alias)
+        try devices.setAlias(db, device: device, alias: alias)
         try outbox.append(AliasChangedEvent(appKey: keys.app, registrationID: keys.id, alias: alias, previous: device.alias), in: db)
         return AliasReply(alias: alias)
     }
@@ -24,7 +24,7 @@ extension TaggingHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         try countSet(keys.id)
         if let device = try knownDevice(db, app: keys.app, id: keys.id), let previous = device.alias {
-            try devices.setAlias(db, device: device.id, alias: nil)
+            try devices.setAlias(db, device: device, alias: nil)
             try outbox.append(AliasChangedEvent(appKey: keys.app, registrationID: keys.id, alias: nil, previous: previous), in: db)
         }
         return AliasReply(alias: nil)

@@ -25,7 +25,7 @@ extension TaggingHandler {
         guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
         _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
         try channels.removeAll(db, device: device.id)
-        try devices.delete(db, device: device.id)
+        try devices.delete(db, device: device)
     }
 
     public func nextTick() -> Date? { nextExpiry.map { Date(timeIntervalSince1970: $0) } }

@@ -14,7 +14,7 @@ public final class TaggingHandler: RequestHandler {
     public let storage: ServiceStorage
     /// How many devices one alias may be bound to (JPush: 10).
     public let aliasMaxDevices: Int
-    let devices = DeviceIndex()
+    let devices: DeviceIndex
     let tags: TagStore
     /// Which devices carry each tag, in a file of its own beside the database.
     let audienceIndex: AudienceIndex
@@ -37,6 +37,7 @@ public final class TaggingHandler: RequestHandler {
         storage = try ServiceStorage(path: path, migrations: TaggingSchema.migrations, publisher: publisher)
         audienceIndex = try AudienceIndex(store: storage.store)
         tags = TagStore(store: storage.store)
+        devices = DeviceIndex(store: storage.store)
         setLimiter = RequestRateLimiter(limit: 10, window: 10, store: storage.store)
         self.aliasMaxDevices = aliasMaxDevices
         self.clock = clock
@@ -114,7 +115,7 @@ public final class TaggingHandler: RequestHandler {
         let removed = try tags.unbind(db, device: device.id, appKey: keys.app, names: toUnbind)
         let added = try tags.bind(db, device: device.id, appKey: keys.app, names: toBind)
         if !added.isEmpty || !removed.isEmpty {
-            try tags.setNames(db, device: device.id, to: bound.subtracting(removed).union(added))
+            try devices.setTags(db, device: device, to: bound.subtracting(removed).union(added))
             try announce(db, keys, added: added, removed: removed)
         }
         return TagsReply(tags: names)
@@ -124,7 +125,9 @@ public final class TaggingHandler: RequestHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         try countSet(keys.id)
         if let device = try knownDevice(db, app: keys.app, id: keys.id) {
-            try announce(db, keys, added: [], removed: try tags.removeAll(db, device: device))
+            let removed = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
+            try devices.setTags(db, device: device, to: [])
+            try announce(db, keys, added: [], removed: removed)
         }
         return TagsReply(tags: nil)
     }

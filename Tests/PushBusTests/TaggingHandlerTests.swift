@@ -467,4 +467,62 @@ extension TaggingHandlerTests {
         let written = try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM device_tags").int }
         #expect(written == devices * 4, "the commit wrote them, though no audience was asked for")
     }
+
+    /// The device entries kept in memory follow the rows through rollbacks: a batch that rolled back
+    /// leaves no tag, alias, new device or deletion of its own behind, in the answers or in the rows.
+    @Test func deviceEntriesFollowTheRowsThroughRollbacks() throws {
+        struct Abandoned: Error {}
+        #expect(call("tags.add", "d1", tags(["gold"])).code == 0)
+        #expect(call("alias.set", "d1", ["alias": "one".json]).code == 0)
+        #expect(call("tags.add", "d9", tags(["gold"])).code == 0)
+        #expect(throws: Abandoned.self) {
+            try handler.storage.store.write { db in
+                #expect(call("tags.set", "d1", tags(["silver"])).code == 0)
+                #expect(call("alias.set", "d1", ["alias": "two".json]).code == 0)
+                #expect(call("tags.add", "d2", tags(["new"])).code == 0)
+                let deleted = BusEvent(Event(publisher: "registration", sequence: 1, time: "2026-01-01T00:00:00Z",
+                                             body: DeviceDeletedEvent(appKey: "app1", registrationID: "d9")))
+                try handler.apply(deleted, in: db)
+                #expect(strings(call("tags.get", "d1")["tags"]) == ["silver"], "inside the batch, its own changes are seen")
+                #expect(strings(call("tags.get", "d9")["tags"]) == [])
+                throw Abandoned()
+            }
+        }
+        #expect(strings(call("tags.get", "d1")["tags"]) == ["gold"])
+        #expect(call("alias.get", "d1")["alias"] == "one".json)
+        #expect(strings(call("tags.get", "d9")["tags"]) == ["gold"], "the deletion rolled back")
+        #expect(strings(call("tags.get", "d2")["tags"]) == [], "the device made in the batch is unknown again")
+        #expect(call("tags.valid", "d2", ["tag": "new".json])["is_bind"] == .bool(false))
+        let rows = try handler.storage.store.read { db in
+            try db.rows("SELECT registration_id, alias, tags FROM devices ORDER BY registration_id").map {
+                "\($0[0].string ?? "") \($0[1].string ?? "-") \($0[2].string ?? "")"
+            }
+        }
+        #expect(rows == ["d1 one gold", "d9 - gold"])
+    }
+
+    /// A cache that starts over keeps answering from the rows, and a rollback across the restart
+    /// still puts back what each entry was.
+    @Test func deviceEntriesStartOverAtTheirLimit() throws {
+        struct Abandoned: Error {}
+        let store = handler.storage.store
+        let index = DeviceIndex(store: store, cachedEntryLimit: 2)
+        try store.write { db in
+            for n in 0..<3 { _ = try index.create(db, registrationID: "x\(n)", appKey: "app1") }
+        }
+        #expect(throws: Abandoned.self) {
+            try store.write { db in
+                let first = try #require(try index.find(db, registrationID: "x0"))
+                try index.setTags(db, device: first, to: ["a"])
+                for n in 1..<3 { _ = try index.find(db, registrationID: "x\(n)") }   // past the limit: starts over
+                #expect(try index.find(db, registrationID: "x0")?.tagText == "a")
+                throw Abandoned()
+            }
+        }
+        let (first, last) = try store.write { db in
+            (try index.find(db, registrationID: "x0"), try index.find(db, registrationID: "x2"))
+        }
+        #expect(first?.tagText == "", "the rollback put back what x0 was")
+        #expect(last?.registrationID == "x2")
+    }
 }
