@@ -10,8 +10,8 @@ import Worker
 /// stay in memory by registration ID: a command on a device seen before reads no row. Every change
 /// to a row goes through here and is logged, so a rolled-back request takes its own back
 /// (`RollbackJournal`); a row never read stays unknown (a device not found is looked for again).
-/// Past `cachedEntryLimit` entries the cache starts over, which is always safe: what is missing is
-/// read again.
+/// Past `cachedEntryLimit` entries (`--device-cache`) the cache starts over, which is always safe:
+/// what is missing is read again.
 final class DeviceIndex {
     struct Entry {
         let id: Int64
@@ -33,9 +33,6 @@ final class DeviceIndex {
         }
     }
 
-    /// Entries kept at most (some 250 bytes each); past it the cache starts over.
-    static let defaultCachedEntryLimit = 250_000
-
     private let store: Store
     private let cachedEntryLimit: Int
     private var cached: [String: Entry] = [:]
@@ -43,7 +40,7 @@ final class DeviceIndex {
     /// before (nil: nothing); undone from the newest when a level of it rolls back.
     private var changes: [(registrationID: String, was: Entry?)] = []
 
-    init(store: Store, cachedEntryLimit: Int = DeviceIndex.defaultCachedEntryLimit) {
+    init(store: Store, cachedEntryLimit: Int) {
         self.store = store
         self.cachedEntryLimit = cachedEntryLimit
         store.keep(self)
@@ -121,6 +118,7 @@ final class DeviceIndex {
 
     /// Keeps an entry as read: the row holds it, so nothing is logged.
     private func keep(_ entry: Entry) {
+        guard cachedEntryLimit > 0 else { return }
         if cached.count >= cachedEntryLimit { cached = [:] }
         cached[entry.registrationID] = entry
     }

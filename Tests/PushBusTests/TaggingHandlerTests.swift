@@ -501,6 +501,19 @@ extension TaggingHandlerTests {
         #expect(rows == ["d1 one gold", "d9 - gold"])
     }
 
+    /// `--device-cache 0` keeps no entry: each command reads its device's row, as a row changed
+    /// behind the handler's back shows (with the cache, the entry read before is answered).
+    @Test func withoutADeviceCacheEachCommandReadsItsRow() throws {
+        let directory = TestPaths.temporaryDirectory("tagging-uncached")
+        for (entries, expected) in [(0, ["changed"]), (TaggingHandler.defaultDeviceCacheEntries, ["gold"])] {
+            let uncached = try TaggingHandler(path: "\(directory)/\(entries).sqlite", deviceCacheEntries: entries)
+            let keys: [String: JSONValue] = ["app_key": "app1".json, "registration_id": "d1".json]
+            #expect(reply(uncached, "tags.add", keys.merging(tags(["gold"])) { $1 }).code == 0)
+            try uncached.storage.store.write { db in try db.run("UPDATE devices SET tags = 'changed'") }
+            #expect(strings(reply(uncached, "tags.get", keys)["tags"]) == expected, "cache of \(entries)")
+        }
+    }
+
     /// A cache that starts over keeps answering from the rows, and a rollback across the restart
     /// still puts back what each entry was.
     @Test func deviceEntriesStartOverAtTheirLimit() throws {
