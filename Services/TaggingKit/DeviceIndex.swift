@@ -8,8 +8,11 @@ import Worker
 ///
 /// Every tag and alias command starts by reading its device's row, so the entries read or written
 /// stay in memory by registration ID: a command on a device seen before reads no row. Every change
-/// to a row goes through here and is logged, so a rolled-back request takes its own back
-/// (`RollbackJournal`); a row never read stays unknown (a device not found is looked for again).
+/// to a row goes through here, and every entry kept inside a write is logged, read or written, so a
+/// rolled-back request takes its own back (`RollbackJournal`). A read too: a batch's first run has
+/// no savepoints (`Store.writeBatch`), so a request that failed after writing leaves its rows until
+/// the whole batch rolls back, and a later request of the batch may read them. A device not found
+/// is looked for again.
 /// Past `cachedEntryLimit` entries (`--device-cache`) the cache starts over, which is always safe:
 /// what is missing is read again.
 final class DeviceIndex {
@@ -54,7 +57,7 @@ final class DeviceIndex {
         }
         let entry = Entry(id: Int64(row[0].int ?? 0), registrationID: registrationID, appKey: row[1].string ?? "",
                           alias: row[2].string, tagText: row[3].string ?? "")
-        keep(entry)
+        record(registrationID, as: entry)
         return entry
     }
 
@@ -83,25 +86,25 @@ final class DeviceIndex {
     func create(_ db: Database, registrationID: String, appKey: String) throws -> Entry {
         try db.run("INSERT INTO devices (registration_id, app_key) VALUES (?, ?)", registrationID, appKey)
         let entry = Entry(id: db.lastInsertRowID, registrationID: registrationID, appKey: appKey, alias: nil, tagText: "")
-        change(registrationID, to: entry)
+        record(registrationID, as: entry)
         return entry
     }
 
     func setAlias(_ db: Database, device: Entry, alias: String?) throws {
         try db.run("UPDATE devices SET alias = ? WHERE id = ?", alias, device.id)
-        change(device.registrationID, to: device.with(alias: alias))
+        record(device.registrationID, as: device.with(alias: alias))
     }
 
     /// Records the device's tags after a change (in any order: `TagStore.names(in:)` sorts them).
     func setTags(_ db: Database, device: Entry, to names: some Sequence<String>) throws {
         let text = names.joined(separator: String(TagStore.separator))
         try db.run("UPDATE devices SET tags = ? WHERE id = ?", text, device.id)
-        change(device.registrationID, to: device.with(tagText: text))
+        record(device.registrationID, as: device.with(tagText: text))
     }
 
     func delete(_ db: Database, device: Entry) throws {
         try db.run("DELETE FROM devices WHERE id = ?", device.id)
-        change(device.registrationID, to: nil)
+        record(device.registrationID, as: nil)
     }
 
     /// Devices of `appKey` bound to `alias`, oldest first.
@@ -116,17 +119,16 @@ final class DeviceIndex {
 
     // MARK: in memory
 
-    /// Keeps an entry as read: the row holds it, so nothing is logged.
-    private func keep(_ entry: Entry) {
-        guard cachedEntryLimit > 0 else { return }
-        if cached.count >= cachedEntryLimit { cached = [:] }
-        cached[entry.registrationID] = entry
-    }
-
-    /// The row of `registrationID` was just written (nil: deleted): the cache follows, logged.
-    private func change(_ registrationID: String, to entry: Entry?) {
+    /// The row of `registrationID` as just read or written (nil: deleted): kept, and logged with
+    /// what the cache held before when inside a write.
+    private func record(_ registrationID: String, as entry: Entry?) {
         let was = cached[registrationID]
-        if let entry { keep(entry) } else { cached[registrationID] = nil }
+        if let entry, cachedEntryLimit > 0 {
+            if cached.count >= cachedEntryLimit { cached = [:] }
+            cached[registrationID] = entry
+        } else {
+            cached[registrationID] = nil
+        }
         if store.isWriting { changes.append((registrationID, was)) }
     }
 }
