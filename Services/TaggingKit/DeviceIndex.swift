@@ -13,6 +13,7 @@ import Worker
 /// no savepoints (`Store.writeBatch`), so a request that failed after writing leaves its rows until
 /// the whole batch rolls back, and a later request of the batch may read them. A device not found
 /// is looked for again.
+///
 /// Past `cachedEntryLimit` entries (`--device-cache`) the cache starts over, which is always safe:
 /// what is missing is read again.
 final class DeviceIndex {
