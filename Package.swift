@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime", "Worker"],
                           path: "Services/Analytics"),
 
-        .target(name: "TaggingKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"], path: "Services/TaggingKit", swiftSettings: hotPath),
+        .target(name: "TaggingKit", dependencies: ["Caches", "SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"], path: "Services/TaggingKit", swiftSettings: hotPath),
         .executableTarget(name: "tagging", dependencies: ["TaggingKit", "Runtime", "Worker"], path: "Services/Tagging"),
         .target(name: "SchedulerKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime", "Client",
                                                     "Credentials", "ZeroMQ"],

@@ -1,3 +1,4 @@
+import Caches
 import SQLite
 import Schema
 import Worker
@@ -14,39 +15,30 @@ import Worker
 /// the whole batch rolls back, and a later request of the batch may read them. A device not found
 /// is looked for again.
 ///
-/// Past `cachedEntryLimit` entries (`--device-cache`) the cache starts over, which is always safe:
-/// what is missing is read again.
+/// Past its limit (`--device-cache`) the cache starts over (`StartOverCache`, which keeps its room),
+/// which is always safe: what is missing is read again.
 final class DeviceIndex {
     struct Entry {
         let id: Int64
         let registrationID: String
         let appKey: String
-        let alias: String?
+        var alias: String?
         /// `devices.tags` as stored; `tags` splits it.
-        let tagText: String
+        var tagText: String
 
         /// The device's tags, sorted as SQLite sorts text (by UTF-8 bytes).
         var tags: [String] { TagStore.names(in: tagText) }
-
-        func with(alias: String?) -> Entry {
-            Entry(id: id, registrationID: registrationID, appKey: appKey, alias: alias, tagText: tagText)
-        }
-
-        func with(tagText: String) -> Entry {
-            Entry(id: id, registrationID: registrationID, appKey: appKey, alias: alias, tagText: tagText)
-        }
     }
 
     private let store: Store
-    private let cachedEntryLimit: Int
-    private var cached: [String: Entry] = [:]
+    private var cached: StartOverCache<String, Entry>
     /// What the open transaction changed in the cache, by registration ID, with what the cache held
     /// before (nil: nothing); undone from the newest when a level of it rolls back.
     private var changes: [(registrationID: String, was: Entry?)] = []
 
     init(store: Store, cachedEntryLimit: Int) {
         self.store = store
-        self.cachedEntryLimit = cachedEntryLimit
+        cached = StartOverCache(limit: cachedEntryLimit)
         store.keep(self)
     }
 
@@ -93,14 +85,18 @@ final class DeviceIndex {
 
     func setAlias(_ db: Database, device: Entry, alias: String?) throws {
         try db.run("UPDATE devices SET alias = ? WHERE id = ?", alias, device.id)
-        record(device.registrationID, as: device.with(alias: alias))
+        var changed = device
+        changed.alias = alias
+        record(device.registrationID, as: changed)
     }
 
     /// Records the device's tags after a change (in any order: `TagStore.names(in:)` sorts them).
     func setTags(_ db: Database, device: Entry, to names: some Sequence<String>) throws {
         let text = names.joined(separator: String(TagStore.separator))
         try db.run("UPDATE devices SET tags = ? WHERE id = ?", text, device.id)
-        record(device.registrationID, as: device.with(tagText: text))
+        var changed = device
+        changed.tagText = text
+        record(device.registrationID, as: changed)
     }
 
     func delete(_ db: Database, device: Entry) throws {
@@ -123,14 +119,12 @@ final class DeviceIndex {
     /// The row of `registrationID` as just read or written (nil: deleted): kept, and logged with
     /// what the cache held before when inside a write.
     private func record(_ registrationID: String, as entry: Entry?) {
-        let was = cached[registrationID]
-        if let entry, cachedEntryLimit > 0 {
-            if cached.count >= cachedEntryLimit { cached = [:] }
-            cached[registrationID] = entry
-        } else {
-            cached[registrationID] = nil
-        }
-        if store.isWriting { changes.append((registrationID, was)) }
+        if store.isWriting { changes.append((registrationID, cached[registrationID])) }
+        put(entry, for: registrationID)
+    }
+
+    private func put(_ entry: Entry?, for registrationID: String) {
+        if let entry { cached.insert(entry, forKey: registrationID) } else { cached.removeValue(forKey: registrationID) }
     }
 }
 
@@ -140,7 +134,7 @@ extension DeviceIndex: RollbackJournal {
     func rollBack(to mark: Int) {
         while changes.count > mark {
             let (registrationID, was) = changes.removeLast()
-            cached[registrationID] = was
+            put(was, for: registrationID)
         }
     }
 

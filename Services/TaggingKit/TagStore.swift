@@ -110,6 +110,11 @@ final class TagStore {
         return removed
     }
 
+    /// Unbinds every tag of the device (as its entry says); returns those whose tag exists, sorted.
+    func unbindAll(_ db: Database, device: DeviceIndex.Entry) throws -> [String] {
+        try unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
+    }
+
     /// Writes the staged `device_tags` entries, in the index's order. Runs before anything reads
     /// `device_tags`, and before a commit once enough wait; inside a write.
     func writeAudience(_ db: Database) throws {

@@ -23,7 +23,7 @@ extension TaggingHandler {
         }
         let deleted = try event.decode(DeviceDeletedEvent.self).body
         guard let device = try devices.find(db, registrationID: deleted.registrationID) else { return }
-        _ = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
+        _ = try tags.unbindAll(db, device: device)
         try channels.removeAll(db, device: device.id)
         try devices.delete(db, device: device)
     }

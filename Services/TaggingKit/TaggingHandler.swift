@@ -130,7 +130,7 @@ public final class TaggingHandler: RequestHandler {
         let keys = try deviceKeys(p.appKey, p.registrationID)
         try countSet(keys.id)
         if let device = try knownDevice(db, app: keys.app, id: keys.id) {
-            let removed = try tags.unbind(db, device: device.id, appKey: device.appKey, names: device.tags)
+            let removed = try tags.unbindAll(db, device: device)
             try devices.setTags(db, device: device, to: [])
             try announce(db, keys, added: [], removed: removed)
         }

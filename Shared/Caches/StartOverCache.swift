@@ -28,10 +28,11 @@ public struct StartOverCache<Key: Hashable, Value> {
 
     /// Keeps `value` under `key` at `cost` (1 by default: a count); starts over first when it would
     /// not fit, and then returns true (for a user that keeps something derived from the entries). An
-    /// entry costing more than a sixteenth of the limit is not worth keeping.
+    /// entry costing more than a sixteenth of the limit is not worth keeping; a limit of 0 keeps
+    /// nothing.
     @inlinable @discardableResult
     public mutating func insert(_ value: Value, forKey key: Key, cost entryCost: Int = 1) -> Bool {
-        guard entryCost <= max(1, limit / 16) else { return false }
+        guard entryCost <= limit, entryCost <= max(1, limit / 16) else { return false }
         let startsOver = cost + entryCost > limit
         if startsOver { removeAll() }
         if entries.updateValue(value, forKey: key) == nil { cost += entryCost }
@@ -45,6 +46,13 @@ public struct StartOverCache<Key: Hashable, Value> {
         let value = try make()
         insert(value, forKey: key, cost: entryCost)
         return value
+    }
+
+    /// Drops the entry under `key`. Its cost stays counted until the cache starts over (entries do
+    /// not keep theirs), so removals only bring the next start-over nearer.
+    @inlinable
+    public mutating func removeValue(forKey key: Key) {
+        entries[key] = nil
     }
 
     @inlinable

@@ -50,6 +50,22 @@ struct CachesTests {
         #expect(made == 1 && cache["x"] == 7)
     }
 
+    @Test func aStartOverCacheOfNothingKeepsNothing() {
+        var cache = StartOverCache<Int, Int>(limit: 0)
+        cache.insert(1, forKey: 1)
+        #expect(cache[1] == nil && cache.count == 0)
+        var made = 0
+        for _ in 0..<2 { _ = cache.value(2) { made += 1; return 2 } }
+        #expect(made == 2, "made each time, never kept")
+    }
+
+    @Test func aStartOverCacheForgetsARemovedEntry() {
+        var cache = StartOverCache<Int, Int>(limit: 4)
+        cache.insert(1, forKey: 1)
+        cache.removeValue(forKey: 1)
+        #expect(cache[1] == nil && cache.count == 0)
+    }
+
     @Test func aStartOverCacheKeepsItsRoomWhenItStartsOver() {
         var cache = StartOverCache<Int, Int>(limit: 10_000)
         for n in 0..<10_000 { cache.insert(n, forKey: n) }
