@@ -50,6 +50,9 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        // tcmalloc, which every executable allocates through (`Allocator`, linked by Runtime).
+        .systemLibrary(name: "CTCMalloc", path: "Shared/CTCMalloc", pkgConfig: "libtcmalloc_minimal",
+                       providers: [.apt(["libgoogle-perftools-dev"])]),
 
         // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime → bus → events → worker; client.
         // Two bounded dictionaries every cache and expiring map is made of.
@@ -62,8 +65,8 @@ let package = Package(
         .target(name: "JSON", path: "Shared/JSON", swiftSettings: hotPath),
         .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema", swiftSettings: hotPath),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo", swiftSettings: hotPath),
-        // Process basics (flags, logging, clock, signals, shard layout): everything links it, none of it touches SQLite.
-        .target(name: "Runtime", dependencies: ["Caches", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
+        // Process basics (flags, logging, clock, signals, shard layout, the allocator): everything links it, none of it touches SQLite.
+        .target(name: "Runtime", dependencies: ["CTCMalloc", "Caches", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
         .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus", swiftSettings: hotPath),
         // A service's events: the outbox, following the bus and catching up from publishers.

@@ -26,7 +26,7 @@ trap 'pkill -INT -f "pushbus --base-port $port" 2>/dev/null || true; sleep 1; rm
 # The counter every process preloads; none with BENCH_COUNT=0 (nor a compiler then).
 preload=""
 if [ "${BENCH_COUNT:-1}" != 0 ]; then
-    gcc -O2 -shared -fPIC -o "$work/libmalloccount.so" Tools/MallocCount/malloc_count.c
+    gcc -O2 -shared -fPIC -o "$work/libmalloccount.so" Tools/MallocCount/malloc_count.c -ldl
     preload="$work/libmalloccount.so"
 fi
 "$bin/pushbus-replay" generate --devices "$devices" --commands "$commands" --seed 7 --mix tagging --rate 1000 --out "$work/load.jsonl" >/dev/null

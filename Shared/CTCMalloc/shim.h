@@ -1,0 +1,4 @@
+#ifndef PUSHBUS_CTCMALLOC_SHIM_H
+#define PUSHBUS_CTCMALLOC_SHIM_H
+#include <gperftools/tcmalloc.h>
+#endif
