@@ -32,7 +32,7 @@ public struct StartOverCache<Key: Hashable, Value> {
     /// nothing.
     @inlinable @discardableResult
     public mutating func insert(_ value: Value, forKey key: Key, cost entryCost: Int = 1) -> Bool {
-        guard entryCost <= limit, entryCost <= max(1, limit / 16) else { return false }
+        guard limit > 0, entryCost <= max(1, limit / 16) else { return false }
         let startsOver = cost + entryCost > limit
         if startsOver { removeAll() }
         if entries.updateValue(value, forKey: key) == nil { cost += entryCost }

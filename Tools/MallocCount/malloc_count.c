@@ -1,6 +1,7 @@
 // Counts heap allocations of a process, for the allocation benchmark (Tools/bench-allocations.sh).
 // Loaded with LD_PRELOAD; every malloc, calloc, realloc, aligned allocation and C++ operator new is
-// counted, then passed on to the allocator the process links (tcmalloc for PushBus's own executables, `Allocator`).
+// counted, then passed on to the allocator the process links (tcmalloc for PushBus's own
+// executables, `Allocator`).
 // On SIGUSR2 the process appends "<program> <pid> <count>" to the file named by MALLOC_COUNT_FILE,
 // so a benchmark can take the count before and after a run and divide the difference by the
 // requests served (start-up and shutdown fall outside it). With
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
 #include <dlfcn.h>
 #include <stdint.h>
 
