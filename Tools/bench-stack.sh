@@ -3,8 +3,9 @@
 # ceilings, then the real PushBus stack (release build, launched by pushbus) replaying a
 # tagging-heavy recording as fast as it goes, at half that rate, one request at a time, and with
 # tagging on 2 shards against 1; then reads only (one indexed row read each, nothing to commit) as
-# fast as they go, the ceiling of the gateway and signing client without storage. For the peak and the
-# reads runs it also reports each process's CPU per call, from /proc and the client's own count.
+# fast as they go, the ceiling of the gateway and signing client without storage. For the peak, the
+# half-rate and the reads runs it also reports each process's CPU per call, from /proc and the
+# client's own count, and how many of the cores were busy.
 # Prints a Markdown table. Usage: bench-stack.sh [COMMANDS] [DEVICES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,13 +51,16 @@ measured() {
     after=$(stack_cpu)
     echo "{\"run\": $run, \"cpu\": [$before, $after]}"
 }
+# run_of MEASURED: the replay's own summary out of what `measured` printed.
+run_of() { python3 -c "import json,sys; print(json.dumps(json.loads(sys.argv[1])['run']))" "$1"; }
 
 start_stack tagging=1
 peak_measured=$(measured --file "$work/load.jsonl" --speed max --window 2048 --connections 4)
-peak=$(python3 -c "import json,sys; print(json.dumps(json.loads(sys.argv[1])['run']))" "$peak_measured")
+peak=$(run_of "$peak_measured")
 start_stack tagging=1
 half_speed=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['commands_per_second'] / 2 / 1000)" "$peak")
-half=$(replay --file "$work/load.jsonl" --speed "$half_speed" --window 4096 --connections 4)
+half_measured=$(measured --file "$work/load.jsonl" --speed "$half_speed" --window 4096 --connections 4)
+half=$(run_of "$half_measured")
 start_stack tagging=1
 sync_reads=$(replay --file "$work/reads.jsonl" --speed max --window 1 --connections 1)
 start_stack tagging=2
@@ -64,10 +68,10 @@ sharded=$(replay --file "$work/load.jsonl" --speed max --window 2048 --connectio
 start_stack tagging=1
 reads_measured=$(measured --file "$work/many-reads.jsonl" --speed max --window 2048 --connections 4)
 
-python3 - "$ceiling" "$peak" "$half" "$sync_reads" "$sharded" "$peak_measured" "$reads_measured" "$commands" <<'PY'
+python3 - "$ceiling" "$peak" "$half" "$sync_reads" "$sharded" "$peak_measured" "$reads_measured" "$half_measured" "$commands" <<'PY'
 import json, os, sys
-ceiling, peak, half, sync, sharded, peak_measured, reads_measured = (json.loads(a) for a in sys.argv[1:8])
-commands = int(sys.argv[8])
+ceiling, peak, half, sync, sharded, peak_measured, reads_measured, half_measured = (json.loads(a) for a in sys.argv[1:9])
+commands = int(sys.argv[9])
 def cpu_per_call(measured):
     run, (before, after) = measured["run"], measured["cpu"]
     calls = run["commands"]
@@ -85,6 +89,9 @@ print(f"| stack, {commands:,} tagging-heavy commands, max speed (1 shard) | {pea
 print(f"| same at half that rate | {half['commands_per_second']:,.0f} commands/s; p50 {half['latency']['p50_ms']:.2f} ms, p99 {half['latency']['p99_ms']:.2f} ms |")
 print(f"| synchronous round trip through the gateway (reads, window 1) p50 / p99 | {sync['latency']['p50_ms']:.3f} / {sync['latency']['p99_ms']:.3f} ms = {sync['latency']['p50_ms']/ceiling['req_rep_p50_ms']:.1f}× raw REQ/REP p50 |")
 print(f"| CPU per call in the max-speed run | {cpu_per_call(peak_measured)} |")
+# At half the rate a call costs more: batches, commits and each process's wake-ups are smaller, so
+# their fixed costs are shared by fewer calls. How busy the cores are there is what the tail waits on.
+print(f"| CPU per call in the half-rate run | {cpu_per_call(half_measured)} |")
 reads = reads_measured["run"]
 print(f"| reads only, max speed (1 shard; no commit, the ceiling without storage) | {reads['commands_per_second']:,.0f} commands/s = {reads['commands_per_second']/raw:.3f} of raw; {cpu_per_call(reads_measured)} |")
 print(f"| tagging on 2 shards, max speed | {sharded['commands_per_second']:,.0f} commands/s = {sharded['commands_per_second']/peak['commands_per_second']:.2f}× one shard |")
