@@ -47,6 +47,17 @@ public final class Store {
         isNew = !migrations.isEmpty && applied.count == migrations.count
     }
 
+    /// Makes this connection checkpoint inside a commit only once the WAL holds `frames` frames
+    /// (10,000 from the open): for a store whose WAL a `WALCheckpointer` keeps short.
+    public func checkpointInsideCommits(pastFrames frames: Int) throws {
+        try db.execute("PRAGMA wal_autocheckpoint = \(frames)")
+    }
+
+    /// This connection's threshold for checkpointing inside a commit, in WAL frames.
+    public var framesBeforeCheckpointInsideCommits: Int {
+        get throws { try db.value("PRAGMA wal_autocheckpoint").int ?? 0 }
+    }
+
     /// A private in-memory database (path ":memory:"): no file, so no WAL to checkpoint.
     public var isInMemory: Bool { path == Self.memoryPath }
     static let memoryPath = ":memory:"

@@ -24,11 +24,11 @@ public struct WorkerOptions: Options {
     /// How long published events stay in the outbox for subscribers to catch up.
     public var eventRetentionHours = 72
     /// How often a thread of its own checkpoints the service's database; 0 leaves every checkpoint
-    /// to the service's connection, inside a commit. 10 ms: once the audience index and the proofs
-    /// stopped writing random pages, short passes gave the shortest tail at half the stack
-    /// benchmark's peak (p99 at 5 / 10 / 25 / 50 / 100 ms: 8.7 / 7.7 / 8.9 / 10.4 / 11.8 ms,
-    /// docs/benchmarks.md).
-    public var checkpointMilliseconds = 10
+    /// to the service's connection, inside a commit. 1 s: a page that many commits change in that
+    /// second is copied into the file once, not once a pass. Against 10 ms, the tagging worker took
+    /// a tenth less CPU a command at the peak, and the tail at half the peak was no longer
+    /// (docs/benchmarks.md, "A checkpoint a second").
+    public var checkpointMilliseconds = 1000
 
     /// The most requests one transaction takes: half the credit, so that while a batch is handled
     /// and committed the gateway already sends the next one (measured: +12 % on the stack replay
@@ -51,7 +51,7 @@ public struct WorkerOptions: Options {
         .optional("curve-server-key", \.curveServerKey, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
         .int("event-retention-hours", \.eventRetentionHours, in: 1...87_600, help: "How long published events are kept for subscribers that missed them."),
         .int("checkpoint-ms", \.checkpointMilliseconds, in: 0...60_000,
-             help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; 0 to leave checkpoints to the commits."),
+             help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; a page changed many times in between is copied once. 0 to leave checkpoints to the commits."),
         .parentPID(\.parentPID),
         .int("shard-index", \.shard.index, in: 0...(ShardMap.limit - 1), help: "This worker's shard of its service, 0-based."),
         .int("shard-count", \.shard.count, in: 1...ShardMap.limit,

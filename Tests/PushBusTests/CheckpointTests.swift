@@ -1,6 +1,10 @@
 import Foundation
 import SQLite
 import Testing
+import ZeroMQ
+@testable import RegistrationKit
+@testable import Runtime
+@testable import Worker
 
 /// The WAL is copied back into the database file by a thread of its own (`WALCheckpointer`), so
 /// commits seldom stall on a checkpoint. In WAL mode nothing but a checkpoint writes the main file,
@@ -45,6 +49,39 @@ struct CheckpointTests {
         let frames = size(path + "-wal") / (4096 + 24)
         #expect(frames < 7000, "the WAL reached \(frames) frames, where the writer's own checkpoint would let it reach 10,000")
         #expect(try store.read { db in try db.value("SELECT COUNT(*) FROM blobs").int } == 12_000)
+    }
+
+    /// With the threshold raised, a writer adds 12,000 frames to the WAL without checkpointing
+    /// inside a commit (the file keeps its size); at the usual 10,000 it copies them into the file.
+    @Test func aStoreCheckpointsInsideACommitOnlyPastTheThresholdItIsGiven() throws {
+        func fileGrows(raisedTo frames: Int?) throws -> Bool {
+            let path = TestPaths.temporaryDirectory("checkpoint-threshold") + "/t.sqlite"
+            let store = try Store(path: path, migrations: [Migration("blobs", "CREATE TABLE blobs (b BLOB NOT NULL)")], durable: false)
+            if let frames { try store.checkpointInsideCommits(pastFrames: frames) }
+            let before = size(path)
+            let blob = Data(repeating: 7, count: 4000)
+            for _ in 0..<12 {
+                try store.write { db in for _ in 0..<1000 { try db.run("INSERT INTO blobs (b) VALUES (?)", blob) } }
+            }
+            return size(path) > before
+        }
+        #expect(try fileGrows(raisedTo: nil), "the store's own threshold, 10,000 frames, checkpoints inside a commit")
+        #expect(try !fileGrows(raisedTo: 20_000), "raised to 20,000, no commit checkpoints")
+    }
+
+    /// A service whose WAL a thread of its own starts over past `restartFrames` leaves its own
+    /// checkpoint, inside a commit, to past `writerFrames`: at 10,000 it would come first.
+    @Test func aServiceWithACheckpointerCheckpointsInsideCommitsOnlyAsALastResort() throws {
+        let path = TestPaths.temporaryDirectory("checkpoint-service") + "/registration.sqlite"
+        let handler = try RegistrationHandler(path: path, secrets: .forTests)
+        let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
+                                   context: try Context(), logger: Logger(label: "test", level: .critical))
+        let store = worker.storage.store
+        #expect(try store.framesBeforeCheckpointInsideCommits == 10_000)
+        let checkpointer = try #require(try worker.startCheckpointer())
+        defer { checkpointer.stop() }
+        #expect(try store.framesBeforeCheckpointInsideCommits == WALCheckpointer.writerFrames)
+        #expect(WALCheckpointer.writerFrames > WALCheckpointer.restartFrames)
     }
 
     @Test func aServiceCheckpointsBetweenItsCommitsUnlessToldNotTo() throws {

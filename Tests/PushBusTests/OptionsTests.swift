@@ -51,7 +51,7 @@ struct OptionsTests {
         #expect(gateway.endpoint == defaults.endpoint && gateway.metricsAddress == "127.0.0.1:5556" && gateway.recordPath == nil)
         #expect(gateway.registerBurst == defaults.registerBurst && gateway.keyCacheMegabytes == 32 && gateway.logLevel == .info)
         let worker = try parse(WorkerOptions.self, [])
-        #expect(worker.endpoint == WorkerOptions().endpoint && worker.credit == 1024 && worker.checkpointMilliseconds == 10)
+        #expect(worker.endpoint == WorkerOptions().endpoint && worker.credit == 1024 && worker.checkpointMilliseconds == 1000)
         #expect(try parse(SchedulerSettings.self, []).maxPending == SchedulerSettings().maxPending)
         #expect(try parse(AnalyticsSettings.self, []) == AnalyticsSettings())
         #expect(try parse(BadgeSettings.self, []).retentionHours == 24)
