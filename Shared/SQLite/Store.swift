@@ -53,11 +53,6 @@ public final class Store {
         try db.execute("PRAGMA wal_autocheckpoint = \(frames)")
     }
 
-    /// This connection's threshold for checkpointing inside a commit, in WAL frames.
-    public var framesBeforeCheckpointInsideCommits: Int {
-        get throws { try db.value("PRAGMA wal_autocheckpoint").int ?? 0 }
-    }
-
     /// A private in-memory database (path ":memory:"): no file, so no WAL to checkpoint.
     public var isInMemory: Bool { path == Self.memoryPath }
     static let memoryPath = ":memory:"

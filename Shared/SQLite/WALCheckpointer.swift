@@ -40,6 +40,14 @@ public final class WALCheckpointer: Sendable {
     /// Passive passes at most before the full step, and tries of the full step.
     static let catchUpPasses = 8, fullTries = 50
 
+    /// Starts checkpointing `store`'s database every `interval`. The store's own connection then
+    /// checkpoints inside a commit only past `writerFrames`, as a last resort: at its usual 10,000
+    /// frames it would copy pages inside a commit long before this thread starts the WAL over.
+    public convenience init(store: Store, interval: Duration) throws {
+        try store.checkpointInsideCommits(pastFrames: Self.writerFrames)
+        try self.init(path: store.path, interval: interval)
+    }
+
     /// Starts checkpointing the database at `path` (which must exist, in WAL mode) every `interval`,
     /// fully once the WAL holds `restartFrames` frames.
     public init(path: String, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames) throws(SQLiteError) {

@@ -23,12 +23,9 @@ extension ServiceWorker {
     }
 
     /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
-    /// The service's own connection then checkpoints only as a last resort: at its usual 10,000
-    /// frames it would copy pages inside a commit long before the thread starts the WAL over.
     func startCheckpointer() throws -> WALCheckpointer? {
         guard options.checkpointMilliseconds > 0, !storage.store.isInMemory else { return nil }
-        try storage.store.checkpointInsideCommits(pastFrames: WALCheckpointer.writerFrames)
-        return try WALCheckpointer(path: storage.store.path, interval: .milliseconds(options.checkpointMilliseconds))
+        return try WALCheckpointer(store: storage.store, interval: .milliseconds(options.checkpointMilliseconds))
     }
 
     func pruneProofsIfDue() {

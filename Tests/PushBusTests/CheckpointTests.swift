@@ -77,10 +77,11 @@ struct CheckpointTests {
         let worker = ServiceWorker(service: "registration", options: WorkerOptions(), handler: handler,
                                    context: try Context(), logger: Logger(label: "test", level: .critical))
         let store = worker.storage.store
-        #expect(try store.framesBeforeCheckpointInsideCommits == 10_000)
+        let threshold = { try store.read { db in try db.value("PRAGMA wal_autocheckpoint").int } }
+        #expect(try threshold() == 10_000)
         let checkpointer = try #require(try worker.startCheckpointer())
         defer { checkpointer.stop() }
-        #expect(try store.framesBeforeCheckpointInsideCommits == WALCheckpointer.writerFrames)
+        #expect(try threshold() == WALCheckpointer.writerFrames)
         #expect(WALCheckpointer.writerFrames > WALCheckpointer.restartFrames)
     }
 
