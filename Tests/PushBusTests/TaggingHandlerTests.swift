@@ -468,6 +468,35 @@ extension TaggingHandlerTests {
         #expect(written == devices * 4, "the commit wrote them, though no audience was asked for")
     }
 
+    /// Past `stagedEntryLimit`, the waiting entries are written a step per commit, never all in one
+    /// (that commit stalled every request behind it); a read still sees every one of them, and a
+    /// batch that wrote the sweep and rolled back leaves it waiting.
+    @Test func waitingEntriesAreWrittenAStepPerCommit() throws {
+        struct Abandoned: Error {}
+        func written() throws -> Int {
+            try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM device_tags").int ?? 0 }
+        }
+        let devices = TagStore.stagedEntryLimit / 4 + 16
+        var previous = 0, largestStep = 0
+        for device in 0..<devices {
+            #expect(call("tags.add", "d\(device)", tags(["a", "b", "c", "d"])).code == 0)
+            let now = try written()
+            largestStep = max(largestStep, now - previous)
+            previous = now
+        }
+        #expect(previous >= 16 * TagStore.sweepStep, "each commit past the limit wrote a step: \(previous) written")
+        #expect(largestStep <= TagStore.sweepStep, "no commit wrote more than a step: \(largestStep)")
+        #expect(throws: Abandoned.self) {
+            try handler.storage.store.write { _ in
+                #expect(resolve(["tag": .array(["d".json])])["total"] == .number(Double(devices)), "a read writes the sweep and the staged entries first")
+                throw Abandoned()
+            }
+        }
+        #expect(try written() == previous, "the rolled-back batch wrote nothing")
+        #expect(resolve(["tag": .array(["a".json])])["total"] == .number(Double(devices)), "what it wrote waits again, and is written")
+        #expect(try written() == devices * 4)
+    }
+
     /// The device entries kept in memory follow the rows through rollbacks: a batch that rolled back
     /// leaves no tag, alias, new device or deletion of its own behind, in the answers or in the rows.
     @Test func deviceEntriesFollowTheRowsThroughRollbacks() throws {
