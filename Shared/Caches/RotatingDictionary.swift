@@ -13,8 +13,9 @@
 /// so each user gets it specialized for its own key and value types. Owned by one thread.
 public struct RotatingDictionary<Key: Hashable, Value> {
     public let period: Int64
-    @usableFromInline var newer: [Key: Value] = [:]
-    @usableFromInline var older: [Key: Value] = [:]
+    /// Each generation in 32 tables, so none grows by rehashing every entry at once (`ShardedDictionary`).
+    @usableFromInline var newer = ShardedDictionary<Key, Value>()
+    @usableFromInline var older = ShardedDictionary<Key, Value>()
     @usableFromInline var rotatedAt: Int64?
 
     @inlinable
@@ -28,7 +29,7 @@ public struct RotatingDictionary<Key: Hashable, Value> {
     @inlinable
     public mutating func update<Result>(_ key: Key, now: Int64, make: () -> Value, _ body: (inout Value) -> Result) -> Result {
         rotateIfDue(now: now)
-        if let index = newer.index(forKey: key) { return body(&newer.values[index]) }
+        if let result = newer.modify(key, body) { return result }
         var value = older.removeValue(forKey: key) ?? make()
         defer { newer[key] = value }
         return body(&value)
@@ -50,8 +51,8 @@ public struct RotatingDictionary<Key: Hashable, Value> {
         }
         guard now - last >= period else { return }
         // Two periods without a call: everything is past use.
-        older = now - last >= 2 * period ? [:] : newer
-        newer = Dictionary(minimumCapacity: older.count)
+        older = now - last >= 2 * period ? ShardedDictionary() : newer
+        newer = ShardedDictionary(minimumCapacity: older.count)
         rotatedAt = now
     }
 }

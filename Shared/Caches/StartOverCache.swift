@@ -6,11 +6,16 @@
 /// across modules otherwise goes through witness tables, on every request that consults it.
 public struct StartOverCache<Key: Hashable, Value> {
     public let limit: Int
-    @usableFromInline var entries: [Key: Value] = [:]
+    @usableFromInline var entries: ShardedDictionary<Key, Value>
     @usableFromInline var cost = 0
+    /// Past this limit the entries are kept in 32 tables, so none grows by rehashing many at once.
+    public static var shardedFromLimit: Int { 1 << 16 }
 
     @inlinable
-    public init(limit: Int) { self.limit = limit }
+    public init(limit: Int) {
+        self.limit = limit
+        entries = ShardedDictionary(shards: limit >= Self.shardedFromLimit ? 32 : 1)
+    }
 
     @inlinable
     public subscript(key: Key) -> Value? { entries[key] }

@@ -1,4 +1,4 @@
-import Caches
+@testable import Caches
 import Testing
 
 @Suite("caches")
@@ -72,5 +72,28 @@ struct CachesTests {
         let filled = cache.capacity
         cache.insert(0, forKey: -1)
         #expect(filled >= 10_000 && cache.count == 1 && cache.capacity == filled)
+    }
+
+    /// Filled to 200,000 entries, no table of a sharded dictionary holds more than a few times its
+    /// share, so none ever rehashed more than that at once (one dictionary rehashed all 131,072
+    /// entries at its last doubling); entries are found, changed in place and removed as in one.
+    @Test func aShardedDictionaryGrowsATableAtATime() {
+        var map = ShardedDictionary<String, Int>()
+        let count = 200_000
+        for n in 0..<count { map["device-\(n)"] = n }
+        #expect(map.count == count && map["device-7"] == 7 && map["device-\(count)"] == nil)
+        let largest = map.tables.map(\.capacity).max() ?? 0
+        #expect(map.shardCount == 32 && largest <= 4 * count / 32, "the largest table holds room for \(largest)")
+        #expect(map.modify("device-9") { value -> Int in value += 1; return value } == 10 && map["device-9"] == 10)
+        #expect(map.modify("absent") { _ in 1 } == nil)
+        #expect(map.removeValue(forKey: "device-9") == 10 && map["device-9"] == nil && map.count == count - 1)
+        let room = map.capacity
+        map.removeAll(keepingCapacity: true)
+        #expect(map.count == 0 && map.capacity == room)
+    }
+
+    @Test func aLargeStartOverCacheIsShardedAndASmallOneIsNot() {
+        #expect(StartOverCache<Int, Int>(limit: 512).entries.shardCount == 1)
+        #expect(StartOverCache<Int, Int>(limit: 250_000).entries.shardCount == 32)
     }
 }

@@ -34,8 +34,8 @@ struct ReplayCacheTests {
         for n in 0..<50_000 where cache.insert(proof(UInt64(n)), ts: 1000, now: 1000) { accepted += 1 }
         if cache.insert(proof(60_000), ts: 1005, now: 1005) { accepted += 1 }
         let held = cache.count
-        // At 1310 every ts of the slice 1000–1009 is more than 300 s old: the gateway refuses those
-        // by their ts, so the cache forgets them all at once.
+        // At 1310 every ts of the slices of 1000 and 1005 is more than 300 s old: the gateway
+        // refuses those by their ts, so the cache forgets them all at once.
         let later = cache.insert(proof(70_000), ts: 1310, now: 1310)
         #expect(accepted == 50_001 && held == 50_001)
         #expect(later && cache.count == 1 && cache.sliceCount == 1)
@@ -47,7 +47,8 @@ struct ReplayCacheTests {
                      cache.insert(proof(2), ts: 1000, now: 1000)]
         let again = [cache.insert(proof(1), ts: 1250, now: 1200), cache.insert(proof(2), ts: 1000, now: 1299)]
         #expect(first == [true, true, true] && again == [false, false])
-        #expect(ReplayCache.slice(of: -5) == -1 && ReplayCache.slice(of: -10) == -1 && ReplayCache.slice(of: -11) == -2)
+        let width = ReplayCache.sliceSeconds
+        #expect(ReplayCache.slice(of: -1) == -1 && ReplayCache.slice(of: -width) == -1 && ReplayCache.slice(of: -width - 1) == -2)
     }
 
     /// One device's proofs all stamped ts = now + 300 fill one slice that lives for ten minutes;
@@ -66,7 +67,8 @@ struct ReplayCacheTests {
     @Test func theSliceOfNowHasRoomForAsManyAsTheSliceBefore() {
         var cache = ReplayCache(window: 300)
         for n in 0..<20_000 { _ = cache.insert(proof(UInt64(n)), ts: 1005, now: 1005) }
-        _ = cache.insert(proof(1 << 40), ts: 1010, now: 1010)
+        let next = 1005 + ReplayCache.sliceSeconds
+        _ = cache.insert(proof(1 << 40), ts: next, now: next)
         #expect(cache.capacity >= 2 * 20_000, "the new slice starts with room for 20,000: \(cache.capacity)")
     }
 }
