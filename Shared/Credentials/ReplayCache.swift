@@ -16,6 +16,10 @@
 public struct ReplayCache {
     public let window: Int64
     public static let sliceSeconds: Int64 = 1
+    /// How far the clock may step back (an NTP correction) without a proof at the window's edge
+    /// being taken again: proofs are kept this much longer than the window. (Slices of ten seconds
+    /// kept 0-9 s more by rounding, depending on the second.)
+    public static let stepBackSeconds: Int64 = 10
 
     /// Each proof by the first 64 bits of its signature (an HMAC: uniform, and unforgeable without
     /// the key), 8 bytes an entry instead of a 64-character string's 100 or so, under its slice.
@@ -72,11 +76,11 @@ public struct ReplayCache {
         ts >= 0 ? ts / sliceSeconds : (ts - sliceSeconds + 1) / sliceSeconds
     }
 
-    /// Drops the slices whose last second is older than the window: their proofs are refused by
-    /// their `ts` before they reach this cache. Once a second at most.
+    /// Drops the slices whose last second is older than the window and `stepBackSeconds`: their
+    /// proofs are refused by their `ts` before they reach this cache. Once a second at most.
     private mutating func dropExpired(now: Int64) {
         sweptAt = now
-        let oldestLive = Self.slice(of: now - window)
+        let oldestLive = Self.slice(of: now - window - Self.stepBackSeconds)
         if slices.keys.contains(where: { $0 < oldestLive }) { slices = slices.filter { $0.key >= oldestLive } }
     }
 }

@@ -34,9 +34,10 @@ struct ReplayCacheTests {
         for n in 0..<50_000 where cache.insert(proof(UInt64(n)), ts: 1000, now: 1000) { accepted += 1 }
         if cache.insert(proof(60_000), ts: 1005, now: 1005) { accepted += 1 }
         let held = cache.count
-        // At 1310 every ts of the slices of 1000 and 1005 is more than 300 s old: the gateway
-        // refuses those by their ts, so the cache forgets them all at once.
-        let later = cache.insert(proof(70_000), ts: 1310, now: 1310)
+        // At 1320 every ts of the slices of 1000 and 1005 is more than 300 s old, and than the
+        // 10 s the clock may step back: the gateway refuses those by their ts, so the cache
+        // forgets them all at once.
+        let later = cache.insert(proof(70_000), ts: 1320, now: 1320)
         #expect(accepted == 50_001 && held == 50_001)
         #expect(later && cache.count == 1 && cache.sliceCount == 1)
     }
@@ -70,5 +71,18 @@ struct ReplayCacheTests {
         let next = 1005 + ReplayCache.sliceSeconds
         _ = cache.insert(proof(1 << 40), ts: next, now: next)
         #expect(cache.capacity >= 2 * 20_000, "the new slice starts with room for 20,000: \(cache.capacity)")
+    }
+
+    /// A proof admitted at the window's edge is still refused after the clock steps back by up to
+    /// `stepBackSeconds` (an NTP correction), though the gateway's window admits its `ts` again.
+    @Test func aProofAtTheEdgeIsRefusedAfterTheClockStepsBack() {
+        for stepBack in [Int64(1), 5, ReplayCache.stepBackSeconds] {
+            var cache = ReplayCache(window: 300)
+            let admitted = cache.insert(proof(1), ts: 700, now: 1000)   // 300 s old
+            let movedOn = cache.insert(proof(2), ts: 1000 + stepBack, now: 1000 + stepBack)
+            let again = cache.insert(proof(1), ts: 700, now: 1000)
+            #expect(admitted && movedOn)
+            #expect(!again, "the clock stepped back \(stepBack) s: the proof is refused")
+        }
     }
 }
