@@ -44,7 +44,7 @@ final class TagStore {
     private var staged: [Entry: Bool] = [:]
     /// Entries staged earlier, in key order, that the next commits write a step at a time; written
     /// before `staged`, which holds any later change to the same entry.
-    private var sweep: ArraySlice<(key: Entry, value: Bool)> = []
+    private var sweep: Entries = []
     /// `staged.count` when the last commit ended: what a commit staged is the growth since.
     private var stagedAtLastCommit = 0
     /// What the open transaction changed in memory, undone from the newest when a level of it rolls
@@ -61,8 +61,11 @@ final class TagStore {
         /// An entry was staged; what was staged for it before (nil: nothing).
         case staged(Entry, was: Bool?)
         /// Entries were written or moved into a sweep; the sweep and staged entries before.
-        case audienceWritten(sweep: ArraySlice<(key: Entry, value: Bool)>, staged: [Entry: Bool])
+        case audienceWritten(sweep: Entries, staged: [Entry: Bool])
     }
+
+    /// `device_tags` entries in the index's order, each true to add, false to remove.
+    private typealias Entries = ArraySlice<(key: Entry, value: Bool)>
 
     /// One `device_tags` row, ordered as the index orders it.
     private struct Entry: Hashable, Comparable {
@@ -131,10 +134,8 @@ final class TagStore {
         guard !sweep.isEmpty || !staged.isEmpty else { return }
         record(.audienceWritten(sweep: sweep, staged: staged))
         try write(sweep, db)
-        try write(staged.sorted(by: { $0.key < $1.key })[...], db)
+        try write(takeStaged(), db)
         sweep = []
-        staged = [:]
-        stagedAtLastCommit = 0
     }
 
     /// Before a commit: sorts the staged entries into a sweep once `stagedEntryLimit` wait and none
@@ -145,17 +146,22 @@ final class TagStore {
         stagedAtLastCommit = staged.count
         if sweep.isEmpty && staged.count < Self.stagedEntryLimit { return }
         record(.audienceWritten(sweep: sweep, staged: staged))
-        if sweep.isEmpty {
-            sweep = staged.sorted(by: { $0.key < $1.key })[...]
-            staged = [:]
-            stagedAtLastCommit = 0
-        }
+        if sweep.isEmpty { sweep = takeStaged() }
         let step = sweep.prefix(max(Self.sweepStep, 2 * stagedNow))
         try write(step, db)
         sweep = sweep.dropFirst(step.count)
     }
 
-    private func write(_ entries: ArraySlice<(key: Entry, value: Bool)>, _ db: Database) throws {
+    /// The staged entries in the index's order, no longer staged.
+    private func takeStaged() -> Entries {
+        defer {
+            staged = [:]
+            stagedAtLastCommit = 0
+        }
+        return staged.sorted(by: { $0.key < $1.key })[...]
+    }
+
+    private func write(_ entries: Entries, _ db: Database) throws {
         for (entry, bound) in entries {
             if bound {
                 try db.run("INSERT OR IGNORE INTO device_tags (tag, device) VALUES (?, ?)", entry.tag, entry.device)

@@ -9,10 +9,10 @@
 /// A slice is one second: a slice of ten, 100,000 proofs at 10,000 requests a second, still held
 /// the gateway and the tagging worker up for milliseconds each time it doubled. The slice of the
 /// current second is made with room for as many proofs as the slice before it held, so in steady
-/// state no slice grows by rehashing either. (Not the largest slice held: one
-/// crowded slice, say every proof of one device stamped with a ts 300 s ahead, would have made
-/// every slice for the next ten minutes reserve its size.) Each service's `ProofLedger` keeps one
-/// too, in front of its log of proofs on disk.
+/// state no slice grows by rehashing either. (Not the largest slice held: one crowded slice, say
+/// every proof of one device stamped with a ts 300 s ahead, would have made every slice for the
+/// next ten minutes reserve its size.) Each service's `ProofLedger` keeps one too, in front of its
+/// log of proofs on disk.
 public struct ReplayCache {
     public let window: Int64
     public static let sliceSeconds: Int64 = 1
