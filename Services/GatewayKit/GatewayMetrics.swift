@@ -138,6 +138,7 @@ struct GatewayMetrics {
         page.family("pushbus_worker_requests_total", "counter", "Requests a worker answered.")
         page.family("pushbus_worker_replies_total", "counter", "A worker's replies by result code.")
         page.family("pushbus_worker_batches_total", "counter", "Batches a worker committed (group commit).")
+        page.family("pushbus_worker_batches_gathered_total", "counter", "Batches a worker held a moment to gather more requests (--gather-us).")
         page.family("pushbus_worker_batch_seconds", "histogram", "Time to run and commit a batch.")
         page.family("pushbus_worker_events_published_total", "counter", "Events a worker published.")
         page.family("pushbus_worker_events_caught_up_total", "counter", "Events a worker missed on the bus and fetched from their publisher.")
@@ -173,6 +174,7 @@ struct GatewayMetrics {
                 page.add("pushbus_worker_replies_total", "\(label),code=\"\(code)\"", n)
             }
             page.add("pushbus_worker_batches_total", label, m.batches)
+            page.add("pushbus_worker_batches_gathered_total", label, m.batchesGathered)
             page.samples("pushbus_worker_batch_seconds", m.batchLatency.lines("pushbus_worker_batch_seconds", labels: label))
             page.add("pushbus_worker_events_published_total", label, m.eventsPublished)
             page.add("pushbus_worker_events_caught_up_total", label, m.eventsCaughtUp)

@@ -10,6 +10,8 @@ public struct WorkerMetrics: Codable, Sendable, Equatable {
     /// Batches rolled back and run again with a savepoint per request, because a request was
     /// refused after it had written (`Store.writeBatch`); each one costs its batch twice.
     public var batchesRunAgain = 0
+    /// Batches that waited a moment for more requests before they ran (`--gather-us`).
+    public var batchesGathered = 0
     /// Time to run and commit each batch.
     public var batchLatency = Histogram()
     public var eventsPublished = 0
@@ -23,13 +25,14 @@ public struct WorkerMetrics: Codable, Sendable, Equatable {
     public static let topicPrefix = "metrics."
 
     enum CodingKeys: String, CodingKey {
-        case service, requests, codes, batches, batchesRunAgain = "batches_run_again", batchLatency = "batch_latency"
+        case service, requests, codes, batches, batchesRunAgain = "batches_run_again", batchesGathered = "batches_gathered", batchLatency = "batch_latency"
         case eventsPublished = "events_published", eventsCaughtUp = "events_caught_up", laggingPublishers = "lagging_publishers"
     }
 }
 
 extension WorkerMetrics {
-    /// Reads a snapshot; `batches_run_again`, added later, may be missing (a worker of an older build).
+    /// Reads a snapshot; `batches_run_again` and `batches_gathered`, added later, may be missing (a
+    /// worker of an older build).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         service = try container.decode(String.self, forKey: .service)
@@ -37,6 +40,7 @@ extension WorkerMetrics {
         codes = try container.decode([String: Int].self, forKey: .codes)
         batches = try container.decode(Int.self, forKey: .batches)
         batchesRunAgain = try container.decodeIfPresent(Int.self, forKey: .batchesRunAgain) ?? 0
+        batchesGathered = try container.decodeIfPresent(Int.self, forKey: .batchesGathered) ?? 0
         batchLatency = try container.decode(Histogram.self, forKey: .batchLatency)
         eventsPublished = try container.decode(Int.self, forKey: .eventsPublished)
         eventsCaughtUp = try container.decode(Int.self, forKey: .eventsCaughtUp)

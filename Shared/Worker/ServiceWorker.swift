@@ -44,6 +44,8 @@ public final class ServiceWorker {
     var prunedThisRound = 0
     /// The frames of the reply being sent, kept between replies for their room.
     private var outgoing: [Data] = []
+    /// When a batch waits for more requests before it runs.
+    private var gathering: BatchGathering
 
     public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
         self.service = service
@@ -52,6 +54,7 @@ public final class ServiceWorker {
         self.logger = logger
         self.stopper = Stopper(context: context)
         metrics = WorkerMetrics(service: service)
+        gathering = BatchGathering(window: Int64(options.gatherMicroseconds))
         ledger = ProofLedger(store: handler.storage.store)
     }
 
@@ -143,24 +146,21 @@ public final class ServiceWorker {
         try? connected.send(WorkerMessage.heartbeat.frames, wait: false)
     }
 
-    /// Reads every queued message (up to a batch of requests) and answers the requests.
+    /// Reads every queued message (up to a batch of requests), waits a moment for more when the
+    /// worker is busy (`BatchGathering`), and answers the requests.
     private func serveAvailable(_ broker: Socket, events: Socket) throws -> Outcome {
         var batch: [(client: Data, body: [Data])] = []
-        while batch.count < options.batchLimit, let message = try broker.receive(wait: false) {
-            do {
-                switch try WorkerMessage(frames: message.frames[...]) {
-                case .request(let client, let body): batch.append((client, body))
-                case .heartbeat: break
-                case .disconnect:
-                    logger.notice("gateway asked us to reconnect")
-                    return .disconnected
-                case .ready, .reply:
-                    logger.warning("unexpected command from gateway")
-                }
-            } catch {
-                logger.warning("malformed message from gateway", ["error": error])
-            }
+        let intake = Clock.microseconds()
+        guard try take(from: broker, into: &batch) else { return .disconnected }
+        var lastTaken = intake
+        let wait = gathering.wait(taken: batch.count, at: intake)
+        if wait > 0 {
+            metrics.batchesGathered += 1
+            usleep(UInt32(wait))
+            guard try take(from: broker, into: &batch) else { return .disconnected }
+            lastTaken = Clock.microseconds()
         }
+        if !batch.isEmpty { gathering.record(batch.count, at: intake, lastTaken: lastTaken) }
         guard !batch.isEmpty else { return .served(replied: false) }
         // A batch too slow for one heartbeat is committed and answered in parts, so the gateway
         // hears from this worker at least every half heartbeat and never takes it for lost.
@@ -180,6 +180,27 @@ public final class ServiceWorker {
             answered += replies.count
         }
         return .served(replied: true)
+    }
+
+    /// Takes every queued message into `batch` until it holds a batch of requests; false when the
+    /// gateway asked this worker to reconnect.
+    private func take(from broker: Socket, into batch: inout [(client: Data, body: [Data])]) throws -> Bool {
+        while batch.count < options.batchLimit, let message = try broker.receive(wait: false) {
+            do {
+                switch try WorkerMessage(frames: message.frames[...]) {
+                case .request(let client, let body): batch.append((client, body))
+                case .heartbeat: break
+                case .disconnect:
+                    logger.notice("gateway asked us to reconnect")
+                    return false
+                case .ready, .reply:
+                    logger.warning("unexpected command from gateway")
+                }
+            } catch {
+                logger.warning("malformed message from gateway", ["error": error])
+            }
+        }
+        return true
     }
 
     /// Runs a batch in one transaction, each request undone alone when it fails (`Store.writeBatch`),
