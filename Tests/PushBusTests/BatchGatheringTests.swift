@@ -67,23 +67,14 @@ struct BatchGatheringTests {
 }
 
 /// The same through the real tagging worker and gateway: a client that sends one request at a
-/// time is never held up, concurrent clients are gathered, and every request is answered and kept (424 tag sets on 64 devices).
+/// time is never held up, concurrent clients are gathered, and every request is answered and kept
+/// (424 tag sets on 64 devices).
 @Suite("batch gathering (integration)", .serialized)
 struct BatchGatheringIntegrationTests {
     func gathered(_ stack: TestStack, once requests: Double) throws -> Double {
-        var page = ""
-        let deadline = Date().addingTimeInterval(10)
-        repeat {
-            page = try HTTPGet.fetch(port: stack.metricsPort, path: "/metrics").body
-            if sample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= requests { break }
-            usleep(200_000)
-        } while Date() < deadline
-        #expect(sample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= requests)
-        return sample(page, #"pushbus_worker_batches_gathered_total{service="tagging"}"#)
-    }
-
-    func sample(_ page: String, _ prefix: String) -> Double {
-        page.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        let page = try stack.metricsPage(once: #"pushbus_worker_requests_total{service="tagging"}"#, reaches: requests)
+        #expect(metricSample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= requests)
+        return metricSample(page, #"pushbus_worker_batches_gathered_total{service="tagging"}"#)
     }
 
     @Test func oneAtATimeNeverWaitsAndConcurrentClientsAreGathered() throws {

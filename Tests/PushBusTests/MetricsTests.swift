@@ -10,11 +10,6 @@ import ZeroMQ
 /// `/metrics` and `/healthz` on the real gateway, and `mmi.topology` behind `pushctl status`.
 @Suite("metrics (integration)", .serialized)
 struct MetricsTests {
-    /// The value of the first sample line starting with `prefix`, or 0.
-    func sample(_ page: String, _ prefix: String) -> Double {
-        page.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
-    }
-
     @Test func countersMoveWithTraffic() throws {
         let stack = try TestStack().start(["registration", "tagging"])
         let client = try stack.client()
@@ -28,23 +23,17 @@ struct MetricsTests {
         _ = try client.json("tags.add", ["app_key": "app1".json, "registration_id": "0a0a".json, "tags": .array(["bad tag".json])])
 
         // Workers report every two seconds; wait, bounded, until the tagging worker's counters show the load.
-        var page = ""
-        let deadline = Date().addingTimeInterval(10)
-        repeat {
-            page = try HTTPGet.fetch(port: stack.metricsPort, path: "/metrics").body
-            if sample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= 21 { break }
-            usleep(200_000)
-        } while Date() < deadline
+        let page = try stack.metricsPage(once: #"pushbus_worker_requests_total{service="tagging"}"#, reaches: 21)
 
-        #expect(sample(page, #"pushbus_gateway_requests_total{service="tagging"}"#) >= 21)
-        #expect(sample(page, #"pushbus_gateway_requests_total{service="tagging"}"#) > sample(before, #"pushbus_gateway_requests_total{service="tagging"}"#))
-        #expect(sample(page, #"pushbus_gateway_replies_total{service="tagging",code="6005"}"#) == 1)
-        #expect(sample(page, #"pushbus_gateway_request_seconds_count{service="tagging"}"#) >= 21)
-        #expect(sample(page, #"pushbus_gateway_workers{service="registration"}"#) == 1)
-        #expect(sample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= 21)
-        #expect(sample(page, #"pushbus_worker_replies_total{service="tagging",code="0"}"#) >= 20)
-        #expect(sample(page, #"pushbus_worker_events_published_total{service="registration"}"#) >= 20)
-        #expect(sample(page, "pushbus_gateway_events_forwarded_total") > 0)
+        #expect(metricSample(page, #"pushbus_gateway_requests_total{service="tagging"}"#) >= 21)
+        #expect(metricSample(page, #"pushbus_gateway_requests_total{service="tagging"}"#) > metricSample(before, #"pushbus_gateway_requests_total{service="tagging"}"#))
+        #expect(metricSample(page, #"pushbus_gateway_replies_total{service="tagging",code="6005"}"#) == 1)
+        #expect(metricSample(page, #"pushbus_gateway_request_seconds_count{service="tagging"}"#) >= 21)
+        #expect(metricSample(page, #"pushbus_gateway_workers{service="registration"}"#) == 1)
+        #expect(metricSample(page, #"pushbus_worker_requests_total{service="tagging"}"#) >= 21)
+        #expect(metricSample(page, #"pushbus_worker_replies_total{service="tagging",code="0"}"#) >= 20)
+        #expect(metricSample(page, #"pushbus_worker_events_published_total{service="registration"}"#) >= 20)
+        #expect(metricSample(page, "pushbus_gateway_events_forwarded_total") > 0)
         #expect(page.contains("# TYPE pushbus_gateway_request_seconds histogram"))
         // The exposition format wants each family's samples together, right after its TYPE line.
         var family = ""
@@ -112,15 +101,9 @@ struct MetricsTests {
             while try caller.receive(wait: false) != nil { replies += 1 }
         }
         #expect(replies == 300, "each answered 6002 at its deadline")
-        var page = ""
-        let deadline = Date().addingTimeInterval(10)
-        repeat {
-            page = try HTTPGet.fetch(port: stack.metricsPort, path: "/metrics").body
-            if sample(page, #"pushbus_gateway_replies_total{service="other",code="6002"}"#) >= 300 { break }
-            usleep(100_000)
-        } while Date() < deadline
-        #expect(sample(page, #"pushbus_gateway_requests_total{service="other"}"#) == 300)
-        #expect(sample(page, #"pushbus_gateway_replies_total{service="other",code="6002"}"#) == 300)
+        let page = try stack.metricsPage(once: #"pushbus_gateway_replies_total{service="other",code="6002"}"#, reaches: 300)
+        #expect(metricSample(page, #"pushbus_gateway_requests_total{service="other"}"#) == 300)
+        #expect(metricSample(page, #"pushbus_gateway_replies_total{service="other",code="6002"}"#) == 300)
         #expect(!page.contains("made-up"), "no label per made-up name: \(page.utf8.count) bytes")
     }
 }
