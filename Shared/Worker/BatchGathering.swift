@@ -9,8 +9,11 @@
 /// enough that `window` is expected to bring at least `expectedArrivals` more, judged both by the
 /// rate smoothed over recent batches and by this batch alone. So a lone request never waits (a
 /// client that sends one request at a time is never held up), nor does the first batch after a
-/// pause; a batch of `fullBatch` or more never waits either. Times are monotonic microseconds. Owned by the worker loop's
-/// thread.
+/// pause; a batch of `fullBatch` or more never waits either.
+///
+/// Off unless `--gather-us` sets a window: the wait lowers the CPU a request costs at moderate load
+/// but lengthens the median latency (measured in docs/benchmarks.md). Times are monotonic
+/// microseconds. Owned by the worker loop's thread.
 struct BatchGathering {
     /// The longest a batch waits, in microseconds; 0 never waits.
     let window: Int64

@@ -153,7 +153,8 @@ public final class ServiceWorker {
         let intake = Clock.microseconds()
         guard try take(from: broker, into: &batch) else { return .disconnected }
         var lastTaken = intake
-        let wait = gathering.wait(taken: batch.count, at: intake)
+        // A batch as large as it may be has nothing to wait for.
+        let wait = batch.count < options.batchLimit ? gathering.wait(taken: batch.count, at: intake) : 0
         if wait > 0 {
             metrics.batchesGathered += 1
             usleep(UInt32(wait))

@@ -68,7 +68,7 @@ struct BatchGatheringTests {
 
 /// The same through the real tagging worker and gateway: a client that sends one request at a
 /// time is never held up, concurrent clients are gathered, and every request is answered and kept
-/// (424 tag sets on 64 devices).
+/// (424 tag sets on 64 devices); a batch that cannot grow under its credit never waits.
 @Suite("batch gathering (integration)", .serialized)
 struct BatchGatheringIntegrationTests {
     func gathered(_ stack: TestStack, once requests: Double) throws -> Double {
@@ -77,24 +77,12 @@ struct BatchGatheringIntegrationTests {
         return metricSample(page, #"pushbus_worker_batches_gathered_total{service="tagging"}"#)
     }
 
-    @Test func oneAtATimeNeverWaitsAndConcurrentClientsAreGathered() throws {
-        let stack = try TestStack().start(["registration"])
-        // A window long enough that even a slow machine's concurrent clients fall inside it.
-        try stack.startService("tagging", extra: ["--gather-us", "5000"])
-        let setup = try stack.client()
-        // 8 clients of 8 devices each; no device is sent more than the 10 tag sets in 10 s it may.
-        let clients = 8, devicesEach = 8, perClient = 48
-        let devices = try (0..<clients * devicesEach).map { try setup.register(deviceID: "gather\($0)") }
-
-        for n in 0..<40 {
-            let reply = try setup.json("tags.add", ["app_key": "app1".json, "registration_id": devices[n].json,
-                                                    "tags": .array(["alone\(n)".json])])
-            #expect(reply.code == 0)
-        }
-        #expect(try gathered(stack, once: 40) == 0, "a request sent alone is never held up")
-
+    /// The reply codes, sorted, of `clients` clients sending at once, each from a thread of its own
+    /// (not concurrentPerform, which runs as many at once as there are cores): client c adds tag
+    /// "t<n>" for n below `perClient` to its share of `devices`, in turn.
+    func tagConcurrently(_ stack: TestStack, _ devices: [String], clients: Int, perClient: Int) -> [Int] {
         let codes = Codes()
-        // A thread each (not concurrentPerform, which runs as many at once as there are cores).
+        let devicesEach = devices.count / clients
         let finished = DispatchGroup()
         for client in 0..<clients {
             let own = Array(devices[client * devicesEach ..< (client + 1) * devicesEach])
@@ -114,7 +102,27 @@ struct BatchGatheringIntegrationTests {
             }.start()
         }
         finished.wait()
-        #expect(codes.all == Array(repeating: 0, count: clients * perClient))
+        return codes.all
+    }
+
+    @Test func oneAtATimeNeverWaitsAndConcurrentClientsAreGathered() throws {
+        let stack = try TestStack().start(["registration"])
+        // A window long enough that even a slow machine's concurrent clients fall inside it.
+        try stack.startService("tagging", extra: ["--gather-us", "5000"])
+        let setup = try stack.client()
+        // 8 clients of 8 devices each; no device is sent more than the 10 tag sets in 10 s it may.
+        let clients = 8, devicesEach = 8, perClient = 48
+        let devices = try (0..<clients * devicesEach).map { try setup.register(deviceID: "gather\($0)") }
+
+        for n in 0..<40 {
+            let reply = try setup.json("tags.add", ["app_key": "app1".json, "registration_id": devices[n].json,
+                                                    "tags": .array(["alone\(n)".json])])
+            #expect(reply.code == 0)
+        }
+        #expect(try gathered(stack, once: 40) == 0, "a request sent alone is never held up")
+
+        let codes = tagConcurrently(stack, devices, clients: clients, perClient: perClient)
+        #expect(codes == Array(repeating: 0, count: clients * perClient))
         #expect(try gathered(stack, once: Double(40 + clients * perClient)) > 0, "8 clients at once were gathered")
         for (index, device) in devices.enumerated() {
             let tags = try setup.json("tags.get", ["app_key": "app1".json, "registration_id": device.json])["tags"]
@@ -123,6 +131,17 @@ struct BatchGatheringIntegrationTests {
             guard case .array(let items)? = tags else { Issue.record("no tags for \(device)"); continue }
             #expect(Set(items.compactMap(\.string)) == expected, "every tag of \(device) kept")
         }
+    }
+
+    @Test func aBatchAsLargeAsItsCreditAllowsDoesNotWait() throws {
+        let stack = try TestStack().start(["registration"])
+        // A credit of 4 lets a batch take 2 requests: with 2 taken, waiting could bring nothing.
+        try stack.startService("tagging", extra: ["--gather-us", "5000", "--credit", "4"])
+        let setup = try stack.client()
+        let devices = try (0..<32).map { try setup.register(deviceID: "full\($0)") }
+        let codes = tagConcurrently(stack, devices, clients: 8, perClient: 24)
+        #expect(codes == Array(repeating: 0, count: 8 * 24))
+        #expect(try gathered(stack, once: 8 * 24) == 0)
     }
 }
 
