@@ -9,7 +9,8 @@
 /// enough that `window` is expected to bring at least `expectedArrivals` more, judged both by the
 /// rate smoothed over recent batches and by this batch alone. So a lone request never waits (a
 /// client that sends one request at a time is never held up), nor does the first batch after a
-/// pause; a batch of `fullBatch` or more never waits either.
+/// pause; a batch of `fullBatch` or more never waits either, nor one already as large as a batch
+/// may be (`largest`, the worker's batch limit): nothing more could join it.
 ///
 /// Off unless `--gather-us` sets a window: the wait lowers the CPU a request costs at moderate load
 /// but lengthens the median latency (measured in docs/benchmarks.md). Times are monotonic
@@ -17,6 +18,8 @@
 struct BatchGathering {
     /// The longest a batch waits, in microseconds; 0 never waits.
     let window: Int64
+    /// The most requests a batch takes.
+    let largest: Int
     /// Requests the window must be expected to bring for the wait to be worth it.
     static let expectedArrivals = 2.0
     /// A batch this large already shares its commit widely enough.
@@ -27,12 +30,15 @@ struct BatchGathering {
     private var lastIntake: Int64?
     private var lastTaken: Int64 = 0
 
-    init(window: Int64) { self.window = window }
+    init(window: Int64, largest: Int = .max) {
+        self.window = window
+        self.largest = largest
+    }
 
     /// How long a batch whose first `count` requests were taken at `intake` waits for more before
     /// it runs: `window`, or 0. Those requests arrived since the last batch was last taken from.
     func wait(taken count: Int, at intake: Int64) -> Int64 {
-        guard window > 0, count >= 2, count < Self.fullBatch, lastIntake != nil, intake > lastTaken else { return 0 }
+        guard window > 0, count >= 2, count < min(Self.fullBatch, largest), lastIntake != nil, intake > lastTaken else { return 0 }
         let recent = Double(count) / Double(intake - lastTaken)
         return min(rate, recent) * Double(window) >= Self.expectedArrivals ? window : 0
     }

@@ -54,7 +54,7 @@ public final class ServiceWorker {
         self.logger = logger
         self.stopper = Stopper(context: context)
         metrics = WorkerMetrics(service: service)
-        gathering = BatchGathering(window: Int64(options.gatherMicroseconds))
+        gathering = BatchGathering(window: Int64(options.gatherMicroseconds), largest: options.batchLimit)
         ledger = ProofLedger(store: handler.storage.store)
     }
 
@@ -153,16 +153,15 @@ public final class ServiceWorker {
         let intake = Clock.microseconds()
         guard try take(from: broker, into: &batch) else { return .disconnected }
         var lastTaken = intake
-        // A batch as large as it may be has nothing to wait for.
-        let wait = batch.count < options.batchLimit ? gathering.wait(taken: batch.count, at: intake) : 0
+        let wait = gathering.wait(taken: batch.count, at: intake)
         if wait > 0 {
             metrics.batchesGathered += 1
             usleep(UInt32(wait))
             guard try take(from: broker, into: &batch) else { return .disconnected }
             lastTaken = Clock.microseconds()
         }
-        if !batch.isEmpty { gathering.record(batch.count, at: intake, lastTaken: lastTaken) }
         guard !batch.isEmpty else { return .served(replied: false) }
+        gathering.record(batch.count, at: intake, lastTaken: lastTaken)
         // A batch too slow for one heartbeat is committed and answered in parts, so the gateway
         // hears from this worker at least every half heartbeat and never takes it for lost.
         var answered = 0
