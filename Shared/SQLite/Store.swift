@@ -21,6 +21,9 @@ public final class Store {
     /// hold here would keep both alive for ever (and the database open).
     private var journals: [KeptJournal] = []
     private var journalMarks: [Int] = []
+    /// The thread that checkpoints this store's WAL, when one runs: after each commit this store
+    /// takes the last step of a start-over when that thread asks (`WALCheckpointer.finishOnWriter`).
+    weak var walCheckpointer: WALCheckpointer?
 
     /// Opens the database at `path` and applies `migrations`.
     /// `durable` (default) makes every commit wait for the disk (`synchronous=FULL`).
@@ -114,6 +117,7 @@ public final class Store {
             let committed = afterLevels.flatMap { $0 }
             afterLevels = []
             committed.forEach { $0() }
+            walCheckpointer?.finishOnWriter(self)
             return result
         } catch {
             _ = try? db.run("ROLLBACK")

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// Copies a WAL-mode database's committed pages back into its file from a thread and a connection of
 /// its own, every `interval`. A passive checkpoint never waits for the writer and never holds it up,
@@ -17,49 +18,73 @@ import Foundation
 /// then starts the WAL over, itself, so its page cache is kept (a WAL rewound by another connection
 /// would make it drop its cache).
 ///
-/// The writer waits as long as that full step lasts, so the step is kept short: passive passes
-/// first catch up with what the writer committed meanwhile until little is left (`catchUpFrames`),
-/// and the full checkpoint is then tried without waiting, 0.1 ms apart: a try that finds the writer
-/// in a transaction gives up at once (SQLite copies what it can as a passive pass would), where a
-/// full checkpoint that waits blocks every new transaction while it waits. At 9,300 requests a
-/// second the writer was held up 12.7 ms at the median and 27.7 ms at p99, 17 times a second.
+/// The writer waits as long as that last step lasts, so the step is kept short: passive passes
+/// first catch up with what the writer committed meanwhile until little is left (`catchUpFrames`).
+///
+/// For a store (`init(store:)`) the writer takes that last step itself, right after a commit: the
+/// thread asks (`writerAsked`), and the store's next commit ends with `finishOnWriter(_:)`, a passive
+/// checkpoint on the store's own connection while it holds no transaction, so it copies every frame
+/// left. A full checkpoint from this thread found the writer inside a transaction on each of its
+/// tries whenever batches came back to back (at the peak), so the WAL never started over there: it
+/// grew to the writer's own threshold, 256 MB, every page of it new to the file system.
+///
+/// With no writer to ask (`init(path:)`), the full checkpoint is tried without waiting, 0.1 ms
+/// apart: a try that finds the writer in a transaction gives up at once (SQLite copies what it can as
+/// a passive pass would), where a full checkpoint that waits blocks every new transaction while it
+/// waits. At 9,300 requests a second the writer was held up 12.7 ms at the median and 27.7 ms at p99,
+/// 17 times a second.
 public final class WALCheckpointer: Sendable {
     private let stopRequested = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// Set by the thread once it has caught up past `restartFrames`, for a writer that takes the last
+    /// step itself; taken by `finishOnWriter(_:)`.
+    private let writerAsked = Atomic<Bool>(false)
+    /// How many times the writer took the last step.
+    private let writerStepsTaken = Atomic<Int>(0)
+    public var writerSteps: Int { writerStepsTaken.load(ordering: .relaxed) }
 
-    /// WAL frames (pages) past which a pass ends with a full checkpoint: 128 MB of 4 KB pages. The
+    /// WAL frames (pages) past which a pass ends with the last step: 128 MB of 4 KB pages. The
     /// WAL starts over only after one, so this also bounds how many commits a pass can gather: at
     /// 2,048 frames the WAL started over every 70 ms at the peak, and a longer interval copied no
     /// fewer pages.
     public static let restartFrames = 32768
     /// The threshold past which the service's own connection checkpoints inside a commit, while
-    /// this thread runs: far enough past `restartFrames` to be only a last resort.
+    /// this thread runs: twice the `restartFrames` it is given, far enough past to be only a last resort.
     public static let writerFrames = 2 * restartFrames
-    /// Frames the writer may add during a passive pass for the next step to be the full one.
+    /// Frames the writer may add during a passive pass for the next step to be the last one.
     static let catchUpFrames = 64
-    /// Passive passes at most before the full step, and tries of the full step.
+    /// Passive passes at most before the last step, and tries of the full checkpoint as that step.
     static let catchUpPasses = 8, fullTries = 50
 
     /// Starts checkpointing `store`'s database every `interval`. The store's own connection then
-    /// checkpoints inside a commit only past `writerFrames`, as a last resort: at its usual 10,000
+    /// checkpoints inside a commit only past twice `restartFrames` (`writerFrames`), as a last resort: at its usual 10,000
     /// frames it would copy pages inside a commit long before this thread starts the WAL over.
-    public convenience init(store: Store, interval: Duration) throws {
-        try store.checkpointInsideCommits(pastFrames: Self.writerFrames)
-        try self.init(path: store.path, interval: interval)
+    /// Its writer, the store's own thread, takes the last step of each start-over itself, after a commit.
+    public convenience init(store: Store, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames) throws {
+        try store.checkpointInsideCommits(pastFrames: 2 * restartFrames)
+        try self.init(path: store.path, interval: interval, restartFrames: restartFrames, writerFinishes: true)
+        store.walCheckpointer = self
     }
 
     /// Starts checkpointing the database at `path` (which must exist, in WAL mode) every `interval`,
-    /// fully once the WAL holds `restartFrames` frames.
-    public init(path: String, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames) throws(SQLiteError) {
+    /// fully once the WAL holds `restartFrames` frames: by a full checkpoint from this thread, or,
+    /// when `writerFinishes`, by the writer's `finishOnWriter(_:)`.
+    public init(path: String, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames,
+                writerFinishes: Bool = false) throws(SQLiteError) {
         let connection = try Database(path: path)
         try connection.execute("PRAGMA synchronous = FULL")
         connection.neverWaitWhenBusy()   // a full step that finds the writer busy gives up at once
         nonisolated(unsafe) let database = connection   // used by the thread below only, from here on
         let stopRequested = stopRequested, finished = finished
         let wait = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        let thread = Thread {
+        let thread = Thread { [self] in
             while stopRequested.wait(timeout: .now() + wait) == .timedOut {
-                Self.pass(database, restartFrames: restartFrames)
+                guard Self.caughtUp(database, restartFrames: restartFrames) else { continue }
+                if writerFinishes {
+                    writerAsked.store(true, ordering: .releasing)
+                } else {
+                    Self.finishFully(database)
+                }
             }
             finished.signal()
         }
@@ -68,21 +93,40 @@ public final class WALCheckpointer: Sendable {
     }
 
     /// One round: a passive checkpoint; when the WAL holds `restartFrames` frames or more, passive
-    /// passes until the writer adds few frames during one, then the full step. Stops short whenever
-    /// a pass leaves frames uncopied (a reader still needs them: a full step would only hold the
-    /// writer off while it waited for that reader).
-    private static func pass(_ database: Database, restartFrames: Int) {
-        guard var last = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE),
-              last.frames >= restartFrames, last.copied == last.frames else { return }
+    /// passes until the writer adds few frames during one (or `catchUpPasses` have run: each pass
+    /// ends with a sync of the file, and at the peak the writer adds more than a few frames during
+    /// any sync). True when the WAL is that long, for the last step to copy what is left.
+    ///
+    /// A pass may leave frames uncopied when a read transaction began on an older mark than the
+    /// newest, as one can while a pass moves the marks; that hold is brief, so the catching up goes
+    /// on (the writer's own last step, with no transaction open, copies everything).
+    private static func caughtUp(_ database: Database, restartFrames: Int) -> Bool {
+        guard var last = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE), last.frames >= restartFrames else { return false }
         for _ in 1..<catchUpPasses {
-            guard let next = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE), next.copied == next.frames else { return }
+            guard let next = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE) else { return false }
             defer { last = next }
             if next.frames - last.frames <= catchUpFrames { break }
         }
+        return true
+    }
+
+    /// The last step from this thread: a full checkpoint, tried between the writer's transactions.
+    private static func finishFully(_ database: Database) {
         for _ in 0..<fullTries {
             if database.checkpoint(SQLITE_CHECKPOINT_FULL) != nil { return }
             usleep(100)
         }
+    }
+
+    /// The last step of a start-over, when this thread has asked for it: a passive checkpoint on the
+    /// writer's own connection, which copies every frame left since no transaction is open, so the
+    /// writer's next transaction starts the WAL over. The store calls it after each commit; when
+    /// nothing was asked it is a single atomic load.
+    func finishOnWriter(_ store: Store) {
+        guard writerAsked.load(ordering: .acquiring), !store.db.inTransaction else { return }
+        writerAsked.store(false, ordering: .relaxed)
+        store.db.checkpoint(SQLITE_CHECKPOINT_PASSIVE)
+        writerStepsTaken.add(1, ordering: .relaxed)
     }
 
     /// Stops the thread after the checkpoint in progress, if any; call once.

@@ -25,7 +25,8 @@ extension ServiceWorker {
     /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
     func startCheckpointer() throws -> WALCheckpointer? {
         guard options.checkpointMilliseconds > 0, !storage.store.isInMemory else { return nil }
-        return try WALCheckpointer(store: storage.store, interval: .milliseconds(options.checkpointMilliseconds))
+        return try WALCheckpointer(store: storage.store, interval: .milliseconds(options.checkpointMilliseconds),
+                                   restartFrames: options.walRestartFrames)
     }
 
     func pruneProofsIfDue() {

@@ -2,6 +2,7 @@ import Bus
 import Credentials
 import Foundation
 import Runtime
+import SQLite
 
 /// The settings every service worker shares, read from flags or `PUSHBUS_*` variables; each
 /// property's initial value is its flag's default.
@@ -29,6 +30,10 @@ public struct WorkerOptions: Options {
     /// a tenth less CPU a command at the peak, and the tail at half the peak was no longer
     /// (docs/benchmarks.md, "A checkpoint a second").
     public var checkpointMilliseconds = 1000
+    /// WAL frames (4 KB pages) past which the checkpointer has the WAL start over
+    /// (`WALCheckpointer.restartFrames`, 128 MB): what a WAL may take on disk, and how many commits'
+    /// pages one pass can gather.
+    public var walRestartFrames = WALCheckpointer.restartFrames
     /// How long a busy worker's batch waits for more requests before it runs, in microseconds
     /// (`BatchGathering`); 0, the default, never waits. At 500 µs and a third of the stack's peak the
     /// four processes of the stack took 12–22 % less CPU a call, but the median latency rose by
@@ -58,6 +63,8 @@ public struct WorkerOptions: Options {
         .int("event-retention-hours", \.eventRetentionHours, in: 1...87_600, help: "How long published events are kept for subscribers that missed them."),
         .int("checkpoint-ms", \.checkpointMilliseconds, in: 0...60_000,
              help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; a page changed many times in between is copied once. 0 to leave checkpoints to the commits."),
+        .int("wal-restart-frames", \.walRestartFrames, in: 64...1_048_576,
+             help: "WAL pages (4 KB each) past which the background checkpointer has the WAL start over: about what the WAL takes on disk. The default, 32768 (128 MB), lets one pass copy a page that many commits changed once."),
         .int("gather-us", \.gatherMicroseconds, in: 0...10_000,
              help: "How long a batch of 2 or more requests waits for more before it runs, in microseconds, while requests arrive fast enough that the wait gathers at least 2 more: one commit and one burst of replies then serve more requests, for less CPU a request and a longer median latency. A lone request never waits. 0 (default) never waits."),
         .parentPID(\.parentPID),

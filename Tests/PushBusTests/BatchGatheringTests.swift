@@ -144,11 +144,3 @@ struct BatchGatheringIntegrationTests {
         #expect(try gathered(stack, once: 8 * 24) == 0)
     }
 }
-
-/// Reply codes gathered from several threads.
-private final class Codes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var codes: [Int] = []
-    func add(_ code: Int) { lock.withLock { codes.append(code) } }
-    var all: [Int] { lock.withLock { codes.sorted() } }
-}

@@ -51,6 +51,29 @@ struct CheckpointTests {
         #expect(try store.read { db in try db.value("SELECT COUNT(*) FROM blobs").int } == 12_000)
     }
 
+    /// A writer whose batches come back to back, each inside its transaction nearly all the time (the
+    /// peak): a full checkpoint from the thread finds it inside one on almost every try, so the WAL
+    /// grew on to the writer's own threshold, twice `restartFrames`. The writer takes the last step
+    /// itself after a commit when the thread asks (`finishOnWriter`), so the WAL starts over a
+    /// little past `restartFrames` every time.
+    @Test func aWriterBusyAlmostWithoutPauseStartsItsWALOverItselfWhenAsked() throws {
+        let path = TestPaths.temporaryDirectory("checkpoint-writer") + "/w.sqlite"
+        let store = try Store(path: path, migrations: [Migration("blobs", "CREATE TABLE blobs (b BLOB NOT NULL)")], durable: false)
+        let checkpointer = try WALCheckpointer(store: store, interval: .milliseconds(5), restartFrames: 256)
+        let blob = Data(repeating: 7, count: 4000)
+        for _ in 0..<2_000 {
+            try store.write { db in
+                try db.run("INSERT INTO blobs (b) VALUES (?)", blob)
+                usleep(500)   // the batch's work, inside its transaction
+            }
+        }
+        checkpointer.stop()
+        let frames = size(path + "-wal") / (4096 + 24)
+        #expect(checkpointer.writerSteps >= 3, "the writer took the last step \(checkpointer.writerSteps) times")
+        #expect(frames < 450, "the WAL reached \(frames) frames; the writer's own checkpoint comes at 512")
+        #expect(try store.read { db in try db.value("SELECT COUNT(*) FROM blobs").int } == 2_000)
+    }
+
     /// With the threshold raised, a writer adds 12,000 frames to the WAL without checkpointing
     /// inside a commit (the file keeps its size); at the usual 10,000 it copies them into the file.
     @Test func aStoreCheckpointsInsideACommitOnlyPastTheThresholdItIsGiven() throws {
@@ -83,6 +106,35 @@ struct CheckpointTests {
         defer { checkpointer.stop() }
         #expect(try threshold() == WALCheckpointer.writerFrames)
         #expect(WALCheckpointer.writerFrames > WALCheckpointer.restartFrames)
+    }
+
+    /// The real registration worker, its WAL to start over past 200 frames, kept busy by 8 clients at
+    /// once: a commit lands during nearly every pass of the checkpointer, so only the last step its
+    /// store takes after a commit starts the WAL over. Without that step the WAL grows to the
+    /// writer's own checkpoint at 400 frames. The WAL file keeps the largest size it reached.
+    @Test func aBusyServiceStartsItsWALOverPastTheFramesItIsGiven() throws {
+        let stack = try TestStack()
+        try stack.startGateway()
+        try stack.startService("registration", extra: ["--wal-restart-frames", "200", "--checkpoint-ms", "5"])
+        let failures = Codes()
+        let finished = DispatchGroup()
+        for client in 0..<8 {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                do {
+                    let connection = try stack.client()
+                    for n in 0..<200 { _ = try connection.register(deviceID: "wal\(client)-\(n)") }
+                } catch {
+                    failures.add(-2)
+                }
+            }.start()
+        }
+        finished.wait()
+        #expect(failures.all.isEmpty)
+        let frames = size("\(stack.dataDirectory)/registration.sqlite-wal") / (4096 + 24)
+        #expect(frames >= 200, "1,600 registrations filled the WAL past its threshold: \(frames) frames")
+        #expect(frames < 360, "the WAL reached \(frames) frames; the writer's own checkpoint comes at 400")
     }
 
     @Test func aServiceCheckpointsBetweenItsCommitsUnlessToldNotTo() throws {
