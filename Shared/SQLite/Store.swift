@@ -24,6 +24,8 @@ public final class Store {
     /// The thread that checkpoints this store's WAL, when one runs: after each commit this store
     /// takes the last step of a start-over when that thread asks (`WALCheckpointer.finishOnWriter`).
     weak var walCheckpointer: WALCheckpointer?
+    /// How many times this store took that last step.
+    public var walRestarts: Int { walCheckpointer?.writerSteps ?? 0 }
 
     /// Opens the database at `path` and applies `migrations`.
     /// `durable` (default) makes every commit wait for the disk (`synchronous=FULL`).

@@ -135,6 +135,8 @@ struct CheckpointTests {
         let frames = size("\(stack.dataDirectory)/registration.sqlite-wal") / (4096 + 24)
         #expect(frames >= 200, "1,600 registrations filled the WAL past its threshold: \(frames) frames")
         #expect(frames < 360, "the WAL reached \(frames) frames; the writer's own checkpoint comes at 400")
+        let restarts = #"pushbus_worker_wal_restarts_total{service="registration"}"#
+        #expect(metricSample(try stack.metricsPage(once: restarts, reaches: 1), restarts) >= 1, "/metrics counts the WAL's start-overs")
     }
 
     @Test func aServiceCheckpointsBetweenItsCommitsUnlessToldNotTo() throws {
