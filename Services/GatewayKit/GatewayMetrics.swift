@@ -139,7 +139,7 @@ struct GatewayMetrics {
         page.family("pushbus_worker_replies_total", "counter", "A worker's replies by result code.")
         page.family("pushbus_worker_batches_total", "counter", "Batches a worker committed (group commit).")
         page.family("pushbus_worker_batches_gathered_total", "counter", "Batches a worker held a moment to gather more requests (--gather-us).")
-        page.family("pushbus_worker_wal_restarts_total", "counter", "Times a worker copied its WAL's last frames after a commit, so the WAL started over (--wal-restart-frames).")
+        page.family("pushbus_worker_wal_writer_checkpoints_total", "counter", "Times a worker's store copied its WAL's last frames itself before a transaction, so the WAL could start over (--wal-restart-frames).")
         page.family("pushbus_worker_batch_seconds", "histogram", "Time to run and commit a batch.")
         page.family("pushbus_worker_events_published_total", "counter", "Events a worker published.")
         page.family("pushbus_worker_events_caught_up_total", "counter", "Events a worker missed on the bus and fetched from their publisher.")
@@ -176,7 +176,7 @@ struct GatewayMetrics {
             }
             page.add("pushbus_worker_batches_total", label, m.batches)
             page.add("pushbus_worker_batches_gathered_total", label, m.batchesGathered)
-            page.add("pushbus_worker_wal_restarts_total", label, m.walRestarts)
+            page.add("pushbus_worker_wal_writer_checkpoints_total", label, m.walWriterCheckpoints)
             page.samples("pushbus_worker_batch_seconds", m.batchLatency.lines("pushbus_worker_batch_seconds", labels: label))
             page.add("pushbus_worker_events_published_total", label, m.eventsPublished)
             page.add("pushbus_worker_events_caught_up_total", label, m.eventsCaughtUp)

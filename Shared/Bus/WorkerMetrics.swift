@@ -12,9 +12,9 @@ public struct WorkerMetrics: Codable, Sendable, Equatable {
     public var batchesRunAgain = 0
     /// Batches that waited a moment for more requests before they ran (`--gather-us`).
     public var batchesGathered = 0
-    /// Times the worker's store copied the WAL's last frames itself, so that the WAL started over
-    /// (`WALCheckpointer.finishOnWriter`).
-    public var walRestarts = 0
+    /// Times the worker's store copied the WAL's last frames itself, so that the WAL could start
+    /// over (`WALCheckpointer.finishOnWriter`).
+    public var walWriterCheckpoints = 0
     /// Time to run and commit each batch.
     public var batchLatency = Histogram()
     public var eventsPublished = 0
@@ -28,13 +28,13 @@ public struct WorkerMetrics: Codable, Sendable, Equatable {
     public static let topicPrefix = "metrics."
 
     enum CodingKeys: String, CodingKey {
-        case service, requests, codes, batches, batchesRunAgain = "batches_run_again", batchesGathered = "batches_gathered", walRestarts = "wal_restarts", batchLatency = "batch_latency"
+        case service, requests, codes, batches, batchesRunAgain = "batches_run_again", batchesGathered = "batches_gathered", walWriterCheckpoints = "wal_writer_checkpoints", batchLatency = "batch_latency"
         case eventsPublished = "events_published", eventsCaughtUp = "events_caught_up", laggingPublishers = "lagging_publishers"
     }
 }
 
 extension WorkerMetrics {
-    /// Reads a snapshot; `batches_run_again`, `batches_gathered` and `wal_restarts`, added later, may
+    /// Reads a snapshot; `batches_run_again`, `batches_gathered` and `wal_writer_checkpoints`, added later, may
     /// be missing (a worker of an older build).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -44,7 +44,7 @@ extension WorkerMetrics {
         batches = try container.decode(Int.self, forKey: .batches)
         batchesRunAgain = try container.decodeIfPresent(Int.self, forKey: .batchesRunAgain) ?? 0
         batchesGathered = try container.decodeIfPresent(Int.self, forKey: .batchesGathered) ?? 0
-        walRestarts = try container.decodeIfPresent(Int.self, forKey: .walRestarts) ?? 0
+        walWriterCheckpoints = try container.decodeIfPresent(Int.self, forKey: .walWriterCheckpoints) ?? 0
         batchLatency = try container.decode(Histogram.self, forKey: .batchLatency)
         eventsPublished = try container.decode(Int.self, forKey: .eventsPublished)
         eventsCaughtUp = try container.decode(Int.self, forKey: .eventsCaughtUp)

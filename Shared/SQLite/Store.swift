@@ -21,11 +21,11 @@ public final class Store {
     /// hold here would keep both alive for ever (and the database open).
     private var journals: [KeptJournal] = []
     private var journalMarks: [Int] = []
-    /// The thread that checkpoints this store's WAL, when one runs: after each commit this store
-    /// takes the last step of a start-over when that thread asks (`WALCheckpointer.finishOnWriter`).
+    /// The thread that checkpoints this store's WAL, when one runs: before each transaction this
+    /// store takes the last step of a start-over when that thread asks (`WALCheckpointer.finishOnWriter`).
     weak var walCheckpointer: WALCheckpointer?
-    /// How many times this store took that last step.
-    public var walRestarts: Int { walCheckpointer?.writerSteps ?? 0 }
+    /// How many times this store's last step copied every frame left, so the WAL could start over.
+    public var walWriterCheckpoints: Int { walCheckpointer?.writerCheckpoints ?? 0 }
 
     /// Opens the database at `path` and applies `migrations`.
     /// `durable` (default) makes every commit wait for the disk (`synchronous=FULL`).
@@ -109,6 +109,7 @@ public final class Store {
             afterLevels = []
             journalMarks.removeAll(keepingCapacity: true)
         }
+        walCheckpointer?.finishOnWriter(self)
         try db.run("BEGIN IMMEDIATE")
         do {
             let result = try body(db)
@@ -119,7 +120,6 @@ public final class Store {
             let committed = afterLevels.flatMap { $0 }
             afterLevels = []
             committed.forEach { $0() }
-            walCheckpointer?.finishOnWriter(self)
             return result
         } catch {
             _ = try? db.run("ROLLBACK")

@@ -21,10 +21,10 @@ import Synchronization
 /// The writer waits as long as that last step lasts, so the step is kept short: passive passes
 /// first catch up with what the writer committed meanwhile until little is left (`catchUpFrames`).
 ///
-/// For a store (`init(store:)`) the writer takes that last step itself, right after a commit: the
-/// thread asks (`writerAsked`), and the store's next commit ends with `finishOnWriter(_:)`, a passive
-/// checkpoint on the store's own connection while it holds no transaction, so it copies every frame
-/// left. A full checkpoint from this thread found the writer inside a transaction on each of its
+/// For a store (`init(store:)`) the writer takes that last step itself, between two transactions:
+/// the thread asks (`writerAsked`), and the store's next transaction begins with
+/// `finishOnWriter(_:)`, a passive checkpoint on the store's own connection while it holds no
+/// transaction, so it copies every frame left. A full checkpoint from this thread found the writer inside a transaction on each of its
 /// tries whenever batches came back to back (at the peak), so the WAL never started over there: it
 /// grew to the writer's own threshold, 256 MB, every page of it new to the file system.
 ///
@@ -39,9 +39,9 @@ public final class WALCheckpointer: Sendable {
     /// Set by the thread once it has caught up past `restartFrames`, for a writer that takes the last
     /// step itself; taken by `finishOnWriter(_:)`.
     private let writerAsked = Atomic<Bool>(false)
-    /// How many times the writer took the last step.
-    private let writerStepsTaken = Atomic<Int>(0)
-    public var writerSteps: Int { writerStepsTaken.load(ordering: .relaxed) }
+    /// How many times the writer's last step copied every frame left.
+    private let writerCheckpointsTaken = Atomic<Int>(0)
+    public var writerCheckpoints: Int { writerCheckpointsTaken.load(ordering: .relaxed) }
 
     /// WAL frames (pages) past which a pass ends with the last step: 128 MB of 4 KB pages. The
     /// WAL starts over only after one, so this also bounds how many commits a pass can gather: at
@@ -59,8 +59,10 @@ public final class WALCheckpointer: Sendable {
     /// Starts checkpointing `store`'s database every `interval`. The store's own connection then
     /// checkpoints inside a commit only past twice `restartFrames` (`writerFrames`), as a last resort: at its usual 10,000
     /// frames it would copy pages inside a commit long before this thread starts the WAL over.
-    /// Its writer, the store's own thread, takes the last step of each start-over itself, after a commit.
+    /// Its writer, the store's own thread, takes the last step of each start-over itself, before a
+    /// transaction.
     public convenience init(store: Store, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames) throws {
+        precondition((1...Int(Int32.max) / 2).contains(restartFrames), "a WAL starts over past a positive number of frames")
         try store.checkpointInsideCommits(pastFrames: 2 * restartFrames)
         try self.init(path: store.path, interval: interval, restartFrames: restartFrames, writerFinishes: true)
         store.walCheckpointer = self
@@ -79,10 +81,12 @@ public final class WALCheckpointer: Sendable {
         let wait = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let thread = Thread { [self] in
             while stopRequested.wait(timeout: .now() + wait) == .timedOut {
-                guard Self.caughtUp(database, restartFrames: restartFrames) else { continue }
+                guard let last = Self.catchUp(database, restartFrames: restartFrames) else { continue }
                 if writerFinishes {
                     writerAsked.store(true, ordering: .releasing)
-                } else {
+                } else if last.copied == last.frames {
+                    // Frames left uncopied mean a reader still needs them: a full checkpoint would
+                    // only take the write lock, try after try, while that reader holds on.
                     Self.finishFully(database)
                 }
             }
@@ -95,19 +99,21 @@ public final class WALCheckpointer: Sendable {
     /// One round: a passive checkpoint; when the WAL holds `restartFrames` frames or more, passive
     /// passes until the writer adds few frames during one (or `catchUpPasses` have run: each pass
     /// ends with a sync of the file, and at the peak the writer adds more than a few frames during
-    /// any sync). True when the WAL is that long, for the last step to copy what is left.
+    /// any sync). The last pass's figures when the WAL is that long, for the last step to copy what
+    /// is left; nil otherwise.
     ///
     /// A pass may leave frames uncopied when a read transaction began on an older mark than the
     /// newest, as one can while a pass moves the marks; that hold is brief, so the catching up goes
     /// on (the writer's own last step, with no transaction open, copies everything).
-    private static func caughtUp(_ database: Database, restartFrames: Int) -> Bool {
-        guard var last = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE), last.frames >= restartFrames else { return false }
+    private static func catchUp(_ database: Database, restartFrames: Int) -> (frames: Int, copied: Int)? {
+        guard var last = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE), last.frames >= restartFrames else { return nil }
         for _ in 1..<catchUpPasses {
-            guard let next = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE) else { return false }
-            defer { last = next }
-            if next.frames - last.frames <= catchUpFrames { break }
+            guard let next = database.checkpoint(SQLITE_CHECKPOINT_PASSIVE) else { return nil }
+            let added = next.frames - last.frames
+            last = next
+            if added <= catchUpFrames { break }
         }
-        return true
+        return last
     }
 
     /// The last step from this thread: a full checkpoint, tried between the writer's transactions.
@@ -120,13 +126,16 @@ public final class WALCheckpointer: Sendable {
 
     /// The last step of a start-over, when this thread has asked for it: a passive checkpoint on the
     /// writer's own connection, which copies every frame left since no transaction is open, so the
-    /// writer's next transaction starts the WAL over. The store calls it after each commit; when
-    /// nothing was asked it is a single atomic load.
+    /// transaction the writer begins next starts the WAL over. The store calls it just before each
+    /// transaction, where it delays no reply to a batch already committed; when nothing was asked it
+    /// is a single atomic load. Counted when it copied every frame (a reader on another connection
+    /// may still hold some back).
     func finishOnWriter(_ store: Store) {
         guard writerAsked.load(ordering: .acquiring), !store.db.inTransaction else { return }
         writerAsked.store(false, ordering: .relaxed)
-        store.db.checkpoint(SQLITE_CHECKPOINT_PASSIVE)
-        writerStepsTaken.add(1, ordering: .relaxed)
+        if let done = store.db.checkpoint(SQLITE_CHECKPOINT_PASSIVE), done.copied == done.frames {
+            writerCheckpointsTaken.add(1, ordering: .relaxed)
+        }
     }
 
     /// Stops the thread after the checkpoint in progress, if any; call once.

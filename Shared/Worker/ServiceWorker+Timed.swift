@@ -17,7 +17,7 @@ extension ServiceWorker {
         nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
         let topic = WorkerMetrics.topicPrefix + service
         metrics.batchesRunAgain = storage.store.batchesRunAgain
-        metrics.walRestarts = storage.store.walRestarts
+        metrics.walWriterCheckpoints = storage.store.walWriterCheckpoints
         let counters = WireCodec.encode(metrics)
         let proof = EventSeal.proof(topic: topic, event: counters, publisher: service, key: credential)
         try? socket.send(Message([Data(topic.utf8), counters, proof]), wait: false)

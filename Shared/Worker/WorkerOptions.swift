@@ -64,7 +64,7 @@ public struct WorkerOptions: Options {
         .int("checkpoint-ms", \.checkpointMilliseconds, in: 0...60_000,
              help: "How often a background thread copies the database's WAL back into its file, in milliseconds, so commits seldom stall on a checkpoint; a page changed many times in between is copied once. 0 to leave checkpoints to the commits."),
         .int("wal-restart-frames", \.walRestartFrames, in: 64...1_048_576,
-             help: "WAL pages (4 KB each) past which the background checkpointer has the WAL start over: about what the WAL takes on disk. The default, 32768 (128 MB), lets one pass copy a page that many commits changed once."),
+             help: "WAL pages (4 KB each) past which the background checkpointer has the WAL start over: about what the WAL takes on disk. The default, 32768 (128 MB), lets one pass copy a page that many commits changed once. No effect with --checkpoint-ms 0."),
         .int("gather-us", \.gatherMicroseconds, in: 0...10_000,
              help: "How long a batch of 2 or more requests waits for more before it runs, in microseconds, while requests arrive fast enough that the wait gathers at least 2 more: one commit and one burst of replies then serve more requests, for less CPU a request and a longer median latency. A lone request never waits. 0 (default) never waits."),
         .parentPID(\.parentPID),
