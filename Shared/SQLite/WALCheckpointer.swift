@@ -24,9 +24,10 @@ import Synchronization
 /// For a store (`init(store:)`) the writer takes that last step itself, between two transactions:
 /// the thread asks (`writerAsked`), and the store's next transaction begins with
 /// `finishOnWriter(_:)`, a passive checkpoint on the store's own connection while it holds no
-/// transaction, so it copies every frame left. A full checkpoint from this thread found the writer inside a transaction on each of its
-/// tries whenever batches came back to back (at the peak), so the WAL never started over there: it
-/// grew to the writer's own threshold, 256 MB, every page of it new to the file system.
+/// transaction, so it copies every frame left. A full checkpoint from this thread found the writer
+/// inside a transaction on each of its tries whenever batches came back to back (at the peak), so
+/// the WAL never started over there: it grew to the writer's own threshold, 256 MB, every page of it
+/// new to the file system.
 ///
 /// With no writer to ask (`init(path:)`), the full checkpoint is tried without waiting, 0.1 ms
 /// apart: a try that finds the writer in a transaction gives up at once (SQLite copies what it can as
@@ -49,30 +50,38 @@ public final class WALCheckpointer: Sendable {
     /// fewer pages.
     public static let restartFrames = 32768
     /// The threshold past which the service's own connection checkpoints inside a commit, while
-    /// this thread runs: twice the `restartFrames` it is given, far enough past to be only a last resort.
-    public static let writerFrames = 2 * restartFrames
+    /// this thread runs: twice the `restartFrames` it is given (`writerFrames(past:)`), far enough
+    /// past to be only a last resort.
+    public static let writerFrames = writerFrames(past: restartFrames)
+    static func writerFrames(past restartFrames: Int) -> Int { 2 * restartFrames }
     /// Frames the writer may add during a passive pass for the next step to be the last one.
     static let catchUpFrames = 64
     /// Passive passes at most before the last step, and tries of the full checkpoint as that step.
     static let catchUpPasses = 8, fullTries = 50
 
     /// Starts checkpointing `store`'s database every `interval`. The store's own connection then
-    /// checkpoints inside a commit only past twice `restartFrames` (`writerFrames`), as a last resort: at its usual 10,000
-    /// frames it would copy pages inside a commit long before this thread starts the WAL over.
+    /// checkpoints inside a commit only past twice `restartFrames` (`writerFrames`), as a last
+    /// resort: at its usual 10,000 frames it would copy pages inside a commit long before this thread
+    /// starts the WAL over.
     /// Its writer, the store's own thread, takes the last step of each start-over itself, before a
     /// transaction.
     public convenience init(store: Store, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames) throws {
         precondition((1...Int(Int32.max) / 2).contains(restartFrames), "a WAL starts over past a positive number of frames")
-        try store.checkpointInsideCommits(pastFrames: 2 * restartFrames)
+        try store.checkpointInsideCommits(pastFrames: Self.writerFrames(past: restartFrames))
         try self.init(path: store.path, interval: interval, restartFrames: restartFrames, writerFinishes: true)
         store.walCheckpointer = self
     }
 
     /// Starts checkpointing the database at `path` (which must exist, in WAL mode) every `interval`,
-    /// fully once the WAL holds `restartFrames` frames: by a full checkpoint from this thread, or,
-    /// when `writerFinishes`, by the writer's `finishOnWriter(_:)`.
-    public init(path: String, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames,
-                writerFinishes: Bool = false) throws(SQLiteError) {
+    /// fully, by a full checkpoint from this thread, once the WAL holds `restartFrames` frames.
+    public convenience init(path: String, interval: Duration, restartFrames: Int = WALCheckpointer.restartFrames) throws(SQLiteError) {
+        try self.init(path: path, interval: interval, restartFrames: restartFrames, writerFinishes: false)
+    }
+
+    /// The thread and its connection; the last step of a start-over is the writer's
+    /// `finishOnWriter(_:)` when `writerFinishes` (only for a store that calls it: `init(store:)`),
+    /// a full checkpoint from this thread otherwise.
+    private init(path: String, interval: Duration, restartFrames: Int, writerFinishes: Bool) throws(SQLiteError) {
         let connection = try Database(path: path)
         try connection.execute("PRAGMA synchronous = FULL")
         connection.neverWaitWhenBusy()   // a full step that finds the writer busy gives up at once

@@ -77,31 +77,20 @@ struct BatchGatheringIntegrationTests {
         return metricSample(page, #"pushbus_worker_batches_gathered_total{service="tagging"}"#)
     }
 
-    /// The reply codes, sorted, of `clients` clients sending at once, each from a thread of its own
-    /// (not concurrentPerform, which runs as many at once as there are cores): client c adds tag
+    /// The reply codes, sorted, of `clients` clients sending at once (`atOnce`): client c adds tag
     /// "t<n>" for n below `perClient` to its share of `devices`, in turn.
     func tagConcurrently(_ stack: TestStack, _ devices: [String], clients: Int, perClient: Int) -> [Int] {
         let codes = Codes()
         let devicesEach = devices.count / clients
-        let finished = DispatchGroup()
-        for client in 0..<clients {
+        atOnce(clients, into: codes) { client in
             let own = Array(devices[client * devicesEach ..< (client + 1) * devicesEach])
-            finished.enter()
-            Thread {
-                defer { finished.leave() }
-                do {
-                    let connection = try stack.client()
-                    for n in 0..<perClient {
-                        let reply = try connection.json("tags.add", ["app_key": "app1".json, "registration_id": own[n % devicesEach].json,
-                                                                     "tags": .array(["t\(n)".json])])
-                        codes.add(reply.code ?? -1)
-                    }
-                } catch {
-                    codes.add(-2)
-                }
-            }.start()
+            let connection = try stack.client()
+            for n in 0..<perClient {
+                let reply = try connection.json("tags.add", ["app_key": "app1".json, "registration_id": own[n % devicesEach].json,
+                                                             "tags": .array(["t\(n)".json])])
+                codes.add(reply.code ?? -1)
+            }
         }
-        finished.wait()
         return codes.all
     }
 

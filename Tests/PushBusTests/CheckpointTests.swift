@@ -124,20 +124,10 @@ struct CheckpointTests {
         try stack.startGateway()
         try stack.startService("registration", extra: ["--wal-restart-frames", "200", "--checkpoint-ms", "5"])
         let failures = Codes()
-        let finished = DispatchGroup()
-        for client in 0..<8 {
-            finished.enter()
-            Thread {
-                defer { finished.leave() }
-                do {
-                    let connection = try stack.client()
-                    for n in 0..<200 { _ = try connection.register(deviceID: "wal\(client)-\(n)") }
-                } catch {
-                    failures.add(-2)
-                }
-            }.start()
+        atOnce(8, into: failures) { client in
+            let connection = try stack.client()
+            for n in 0..<200 { _ = try connection.register(deviceID: "wal\(client)-\(n)") }
         }
-        finished.wait()
         #expect(failures.all.isEmpty)
         let frames = walFrames("\(stack.dataDirectory)/registration.sqlite")
         let restarts = #"pushbus_worker_wal_writer_checkpoints_total{service="registration"}"#

@@ -9,7 +9,7 @@ import ZeroMQ
 /// Load on the real stack while the tagging process is killed (SIGKILL) at random moments and
 /// restarted: every acknowledged write is there afterwards, and no write is half there. Run twice:
 /// with the default checkpointing, and with a WAL that starts over past 64 frames and a pass every
-/// 5 ms, so the kills also land while the writer copies the WAL's last frames after a commit.
+/// 5 ms, so the kills also land while the writer copies the WAL's last frames before a transaction.
 @Suite("crash safety (integration)", .serialized)
 struct CrashSafetyTests {
     @Test(arguments: [[], ["--wal-restart-frames", "64", "--checkpoint-ms", "5"]])
