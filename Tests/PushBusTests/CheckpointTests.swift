@@ -41,6 +41,22 @@ struct CheckpointTests {
         #expect(try store.read { db in try db.value("SELECT COUNT(*) FROM blobs").int } == 300)
     }
 
+    /// The thread carries its name where an operator looks for it (`top -H`, `perf`, `/proc`):
+    /// Foundation's `Thread.name` alone did not reach the kernel, so the thread showed as the
+    /// process's main one.
+    @Test func theCheckpointerThreadIsNamedForTheKernel() throws {
+        let (path, _) = try blobStore("named")
+        let checkpointer = try WALCheckpointer(path: path, interval: .milliseconds(10))
+        defer { checkpointer.stop() }
+        func named() -> Bool {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.contains { task in
+                (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) == "wal-checkpoint\n"
+            }
+        }
+        #expect(eventually(5, every: 10_000, named), "no thread of this process is named wal-checkpoint")
+    }
+
     /// A writer that never pauses for long (tens of microseconds between commits, where a worker sends
     /// its replies): a passive pass always overlaps a commit, so it never
     /// copies every frame and the writer never starts the WAL over; it grew to the writer's own
