@@ -57,16 +57,18 @@ let package = Package(
         // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime → bus → events → worker; client.
         // Two bounded dictionaries every cache and expiring map is made of.
         .target(name: "Caches", path: "Shared/Caches", swiftSettings: hotPath),
+        // Threads named for the kernel (top -H, perf), beneath SQLite's checkpointer and the runtime; Foundation only.
+        .target(name: "Threads", path: "Shared/Threads"),
         // Wire time (RFC 3339, the Gregorian calendar) beneath the runtime, on Foundation only.
         .target(name: "WireTime", path: "Shared/WireTime"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: hotPath),
-        .target(name: "SQLite", dependencies: ["CSQLite", "Caches"], path: "Shared/SQLite", swiftSettings: hotPath),
+        .target(name: "SQLite", dependencies: ["CSQLite", "Caches", "Threads"], path: "Shared/SQLite", swiftSettings: hotPath),
         // The JSON codec: parser, tree, Decoder and Encoder, writer (Foundation only).
         .target(name: "JSON", path: "Shared/JSON", swiftSettings: hotPath),
         .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema", swiftSettings: hotPath),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo", swiftSettings: hotPath),
         // Process basics (flags, logging, clock, signals, shard layout, the allocator): everything links it, none of it touches SQLite.
-        .target(name: "Runtime", dependencies: ["CTCMalloc", "Caches", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
+        .target(name: "Runtime", dependencies: ["CTCMalloc", "Caches", "Threads", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
         .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus", swiftSettings: hotPath),
         // A service's events: the outbox, following the bus and catching up from publishers.

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Threads
 import Synchronization
 
 /// Copies a WAL-mode database's committed pages back into its file from a thread and a connection of
@@ -56,7 +57,7 @@ public final class WALCheckpointer: Sendable {
     static func writerFrames(past restartFrames: Int) -> Int { 2 * restartFrames }
     /// Frames the writer may add during a passive pass for the next step to be the last one.
     static let catchUpFrames = 64
-    /// The thread's name, as the kernel shows it (at most 15 bytes).
+    /// The thread's name, as `top -H` and `perf` show it (`NamedThread`).
     static let threadName = "wal-checkpoint"
     /// Passive passes at most before the last step, and tries of the full checkpoint as that step.
     static let catchUpPasses = 8, fullTries = 50
@@ -90,11 +91,7 @@ public final class WALCheckpointer: Sendable {
         nonisolated(unsafe) let database = connection   // used by the thread below only, from here on
         let stopRequested = stopRequested, finished = finished
         let wait = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        let thread = Thread { [self] in
-            // Thread.name does not reach the kernel on Linux (and pthread_setname_np is not
-            // imported without _GNU_SOURCE); this name shows in top -H, perf and
-            // /proc/<pid>/task/*/comm, where an operator looks for what a worker's threads do.
-            try? Self.threadName.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        NamedThread.start(Self.threadName) { [self] in
             while stopRequested.wait(timeout: .now() + wait) == .timedOut {
                 guard let last = Self.catchUp(database, restartFrames: restartFrames) else { continue }
                 if writerFinishes {
@@ -107,8 +104,6 @@ public final class WALCheckpointer: Sendable {
             }
             finished.signal()
         }
-        thread.name = Self.threadName
-        thread.start()
     }
 
     /// One round: a passive checkpoint; when the WAL holds `restartFrames` frames or more, passive

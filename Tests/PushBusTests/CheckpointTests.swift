@@ -48,13 +48,7 @@ struct CheckpointTests {
         let (path, _) = try blobStore("named")
         let checkpointer = try WALCheckpointer(path: path, interval: .milliseconds(10))
         defer { checkpointer.stop() }
-        func named() -> Bool {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-            return tasks.contains { task in
-                (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) == "wal-checkpoint\n"
-            }
-        }
-        #expect(eventually(5, every: 10_000, named), "no thread of this process is named wal-checkpoint")
+        #expect(eventually(5, every: 10_000) { aThreadIsNamed("wal-checkpoint") }, "no thread of this process is named wal-checkpoint")
     }
 
     /// A writer that never pauses for long (tens of microseconds between commits, where a worker sends
