@@ -67,7 +67,7 @@ final class EventSubscription {
     func deliverQueued() throws {
         let events = try follower.take()
         guard !events.isEmpty else { return }
-        commit { db in
+        commit(batch: true) { db in
             for event in events { try self.deliver(event, db) }
         }
     }
@@ -136,9 +136,16 @@ final class EventSubscription {
         return lagging.isEmpty ? nextSweep : min(nextRetry, nextSweep)
     }
 
-    private func commit(_ body: @escaping (Database) throws -> Void) {
+    /// Runs `body` in one transaction. A `batch` (the events queued on the bus) runs first without a
+    /// savepoint for each event, as a batch of requests does (`Store.writeBatch`), and again with
+    /// them only when an event failed after it wrote.
+    private func commit(batch: Bool = false, _ body: @escaping (Database) throws -> Void) {
         do {
-            try handler.storage.store.write { db in try body(db) }
+            if batch {
+                try handler.storage.store.writeBatch { db in try body(db) }
+            } else {
+                try handler.storage.store.write { db in try body(db) }
+            }
         } catch {
             logger.error("events not applied", ["error": error])
         }
