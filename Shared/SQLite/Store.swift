@@ -125,6 +125,9 @@ public final class Store {
             _ = try? db.run("ROLLBACK")
             undoLevels.flatMap { $0 }.reversed().forEach { $0() }
             rollBackJournals()
+            // What ran after a nested write left its rows behind saw those rows: its own failure may
+            // be theirs, so the batch runs again with savepoints, and a real failure comes back then.
+            if aLevelFailedAfterWriting { throw UndoneWithoutSavepoint() }
             throw error
         }
     }

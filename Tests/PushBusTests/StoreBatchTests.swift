@@ -92,6 +92,43 @@ struct StoreBatchTests {
     }
 
     /// A write after the batch opens savepoints again, as `write` always does.
+    /// A request refused after it wrote leaves its row behind in the first, savepoint-less run, and a
+    /// later statement of the batch fails on that row (here the same name, UNIQUE). That failure is
+    /// the refused request's doing: the batch runs again with savepoints and commits.
+    @Test func aFailureCausedByARefusedRequestsRowsSendsTheBatchRoundAgain() throws {
+        let store = try Store(path: path, migrations: migrations)
+        var runs = 0
+        try store.writeBatch { db in
+            runs += 1
+            _ = try? store.write { db in
+                try db.run("INSERT INTO items (name) VALUES ('b')")
+                throw Refused()
+            }
+            try db.run("INSERT INTO items (name) VALUES ('b')")
+        }
+        #expect(runs == 2)
+        #expect(try names(store) == ["b"])
+        #expect(store.batchesRunAgain == 1)
+    }
+
+    /// A batch that fails of itself still fails, after running again.
+    @Test func aBatchThatFailsOfItselfStillFailsAfterRunningAgain() throws {
+        let store = try Store(path: path, migrations: migrations)
+        var runs = 0
+        #expect(throws: Refused.self) {
+            try store.writeBatch { db in
+                runs += 1
+                _ = try? store.write { db in
+                    try db.run("INSERT INTO items (name) VALUES ('x')")
+                    throw Refused()
+                }
+                throw Refused()
+            }
+        }
+        #expect(runs == 2)
+        #expect(try names(store).isEmpty)
+    }
+
     @Test func writesAfterABatchUseSavepointsAgain() throws {
         let store = try Store(path: path, migrations: migrations)
         try store.writeBatch { _ in }
