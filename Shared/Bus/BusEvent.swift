@@ -15,7 +15,7 @@ public struct BusEvent: Sendable {
     public init(topic: String, data: Data) {
         self.topic = topic
         self.data = data
-        let header = try? JSONTreeDecoder().decode(Header.self, from: data)
+        let header = try? FieldReader.decode(Header.self, from: data)
         publisher = header?.publisher
         sequence = header?.seq
         epoch = header?.epoch
@@ -38,9 +38,23 @@ public struct BusEvent: Sendable {
         try JSONTreeDecoder().decode(Event<Body>.self, from: data)
     }
 
-    private struct Header: Decodable {
+    /// The event with a body that reads its own fields, read in place when it is plain.
+    public func decode<Body: EventBody & FieldReadable>(_ type: Body.Type) throws -> Event<Body> {
+        try FieldReader.decode(Event<Body>.self, from: data)
+    }
+
+    private struct Header: FieldReadable {
         let publisher: String
         let seq: Int64
         let epoch: String?
+
+        init(fields: FieldReader) throws(FieldReader.Decline) {
+            guard let publisher = try fields.string(CodingKeys.publisher), let seq = try fields.integer(CodingKeys.seq) else {
+                throw FieldReader.Decline()
+            }
+            self.publisher = publisher
+            self.seq = Int64(seq)
+            epoch = try fields.string(CodingKeys.epoch)
+        }
     }
 }

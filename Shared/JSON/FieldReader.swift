@@ -40,6 +40,13 @@ public struct FieldReader {
         }
     }
 
+    /// `T` read from the object in `data` when the reader can read it, else decoded the usual way
+    /// (`JSONTreeDecoder`), which then gives the value or the error.
+    public static func decode<T: FieldReadable>(_ type: T.Type, from data: Data) throws -> T {
+        if let read = read(data, { fields throws(Decline) in try T(fields: fields) }) { return read }
+        return try JSONTreeDecoder().decode(T.self, from: data)
+    }
+
     /// A `String?` field: nil when absent or null; declines any value but a string.
     public func string(_ key: some CodingKey) throws(Decline) -> String? {
         guard let value = value(key), value.kind != .null else { return nil }
@@ -53,6 +60,18 @@ public struct FieldReader {
         guard value.kind == .other, bytes[value.text.lowerBound] == UInt8(ascii: "["),
               let items = ScannedDocument.items(of: value.text, in: bytes), items.allSatisfy({ $0.kind == .string }) else { throw Decline() }
         return items.map { text($0.content) }
+    }
+
+    /// A `Bool?` field: nil when absent or null; declines any value but `true` or `false`.
+    public func bool(_ key: some CodingKey) throws(Decline) -> Bool? {
+        guard let value = value(key), value.kind != .null else { return nil }
+        // A scanned `.other` that starts with `t` or `f` is the literal the scanner checked whole.
+        guard value.kind == .other else { throw Decline() }
+        switch bytes[value.text.lowerBound] {
+        case UInt8(ascii: "t"): return true
+        case UInt8(ascii: "f"): return false
+        default: throw Decline()
+        }
     }
 
     /// An `Int?` field: nil when absent or null; declines anything but plain digits that fit (a

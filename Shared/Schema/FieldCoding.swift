@@ -1,6 +1,7 @@
 import JSON
 
-// The payloads, replies and events of nearly every request (the tagging mix: tags, aliases), read
+// The payloads, replies and events of nearly every request (the tagging mix: tags, aliases; a
+// device's registration), read
 // and written with no Decoder or Encoder (`FieldReadable`, `FieldWritable`). Each reads and writes
 // exactly the members its Codable conformance does; `FieldCodingTests` holds them to it.
 
@@ -28,6 +29,39 @@ extension AliasSet: FieldReadable {
     public init(fields: FieldReader) throws(FieldReader.Decline) {
         self.init(appKey: try fields.string(CodingKeys.appKey), registrationID: try fields.string(CodingKeys.registrationID),
                   alias: try fields.string(CodingKeys.alias))
+    }
+}
+
+extension DeviceRegister: FieldReadable {
+    public init(fields: FieldReader) throws(FieldReader.Decline) {
+        self.init(appKey: try fields.string(CodingKeys.appKey), platform: try fields.string(CodingKeys.platform),
+                  deviceID: try fields.string(CodingKeys.deviceID), apnsToken: try fields.string(CodingKeys.apnsToken),
+                  apnsProduction: try fields.bool(CodingKeys.apnsProduction), sdkVersion: try fields.string(CodingKeys.sdkVersion),
+                  registrationID: try fields.string(CodingKeys.registrationID))
+    }
+}
+
+extension DeviceRegisteredEvent: FieldReadable {
+    public init(fields: FieldReader) throws(FieldReader.Decline) {
+        guard let appKey = try fields.string(CodingKeys.appKey), let registrationID = try fields.string(CodingKeys.registrationID),
+              let platform = try fields.string(CodingKeys.platform) else { throw FieldReader.Decline() }
+        self.init(appKey: appKey, registrationID: registrationID, platform: platform)
+    }
+}
+
+extension DeviceRegistered: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(registrationID, for: CodingKeys.registrationID)
+        fields.write(isNew, for: CodingKeys.isNew)
+        fields.writeIfPresent(deviceSecret, for: CodingKeys.deviceSecret)
+    }
+}
+
+extension DeviceRegisteredEvent: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(appKey, for: CodingKeys.appKey)
+        fields.write(registrationID, for: CodingKeys.registrationID)
+        fields.write(platform, for: CodingKeys.platform)
     }
 }
 
@@ -61,6 +95,15 @@ extension AliasChangedEvent: FieldWritable {
         fields.write(registrationID, for: CodingKeys.registrationID)
         fields.writeIfPresent(alias, for: CodingKeys.alias)
         fields.writeIfPresent(previous, for: CodingKeys.previous)
+    }
+}
+
+extension Event: FieldReadable where Body: FieldReadable {
+    public init(fields: FieldReader) throws(FieldReader.Decline) {
+        guard let publisher = try fields.string(CodingKeys.publisher), let sequence = try fields.integer(CodingKeys.sequence),
+              let time = try fields.string(CodingKeys.time) else { throw FieldReader.Decline() }
+        self.init(publisher: publisher, sequence: Int64(sequence), epoch: try fields.string(CodingKeys.epoch), time: time,
+                  body: try Body(fields: fields))
     }
 }
 

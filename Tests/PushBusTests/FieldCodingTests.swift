@@ -1,3 +1,4 @@
+import Bus
 import Foundation
 import JSON
 import Schema
@@ -69,9 +70,39 @@ struct FieldCodingTests {
             readsAsDecoded(DeviceRef.self, device),
             readsAsDecoded(TagCheck.self, device + [("tag", #""t""#)]),
             readsAsDecoded(AliasSet.self, device + [("alias", #""a""#)]),
+            readsAsDecoded(DeviceRegister.self, [("app_key", #""k""#), ("platform", #""ios""#), ("device_id", #""d""#),
+                                                 ("apns_token", #""00ff""#), ("apns_production", "true"), ("sdk_version", #""5.0""#)]),
+            readsAsDecoded(DeviceRegister.self, device + [("platform", #""android""#), ("apns_production", "false")]),
         ]
         // Each type read a good share of the documents itself: the fast path runs.
         #expect(counts.allSatisfy { $0 > 40 }, "\(counts)")
+    }
+
+    /// An event on the bus: where `Event` reads itself the decoder gives the same event, and
+    /// `FieldReader.decode` gives the decoder's verdict on every document; the header a `BusEvent`
+    /// reads (publisher, seq, epoch) is the decoder's, or none where the decoder fails.
+    @Test func eventsReadThemselvesAsTheyDecode() {
+        struct Header: Decodable, Equatable {
+            let publisher: String
+            let seq: Int64
+            let epoch: String?
+        }
+        let plain: [(String, String?)] = [("app_key", #""k""#), ("registration_id", #""r""#), ("platform", #""ios""#),
+                                          ("publisher", #""registration""#), ("epoch", #""e1""#), ("time", #""2026-12-03T00:00:00Z""#)]
+        var read = 0
+        for document in Self.documents(plain + [("seq", "7")]) {
+            let data = Data(document.utf8)
+            let decoded = try? JSONTreeDecoder().decode(Event<DeviceRegisteredEvent>.self, from: data)
+            if let fast = FieldReader.read(data, { fields throws(FieldReader.Decline) in try Event<DeviceRegisteredEvent>(fields: fields) }) {
+                read += 1
+                #expect(fast == decoded, "\(document)")
+            }
+            #expect((try? FieldReader.decode(Event<DeviceRegisteredEvent>.self, from: data)) == decoded, "\(document)")
+            let header = try? JSONTreeDecoder().decode(Header.self, from: data)
+            let event = BusEvent(topic: Topic.deviceRegistered.rawValue, data: data)
+            #expect(event.publisher == header?.publisher && event.sequence == header?.seq && event.epoch == header?.epoch, "\(document)")
+        }
+        #expect(read > 40, "the fast path runs (\(read) documents read)")
     }
 
     @Test func plainRequestsAreReadInPlaceAndOthersAreLeftToTheDecoder() throws {
@@ -121,6 +152,11 @@ struct FieldCodingTests {
             try writesAsEncoded(Event(publisher: Self.text(&random), sequence: sequence, epoch: Self.maybe(Self.text(&random), &random),
                                       time: Self.text(&random), body: tags))
             try writesAsEncoded(Event(publisher: "tagging", sequence: 1, time: "t", body: alias))
+            try writesAsEncoded(DeviceRegistered(registrationID: Self.text(&random), isNew: .random(using: &random),
+                                                 deviceSecret: Self.maybe(Self.text(&random), &random)))
+            let registered = DeviceRegisteredEvent(appKey: Self.text(&random), registrationID: Self.text(&random), platform: Self.text(&random))
+            try writesAsEncoded(registered)
+            try writesAsEncoded(Event(publisher: "registration", sequence: sequence, time: Self.text(&random), body: registered))
         }
     }
 
