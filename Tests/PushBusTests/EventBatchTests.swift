@@ -6,35 +6,6 @@ import Testing
 @testable import Runtime
 @testable import Worker
 
-/// Records every `device.registered` event it is given, then refuses the even-numbered ones after
-/// writing their row: a handler that fails half-way through an event.
-final class HalfFailingRecorderHandler: RequestHandler {
-    let service = Service.registration
-    let storage: ServiceStorage
-    struct Refused: Error {}
-
-    init(path: String) throws {
-        storage = try ServiceStorage(path: path, migrations: [
-            Migration("half-failing-1", "CREATE TABLE applied (seq INTEGER PRIMARY KEY)"),
-        ], publisher: "half-failing")
-    }
-
-    var subscriptions: [Topic] { [.deviceRegistered] }
-
-    func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable { Empty() }
-
-    func apply(_ event: BusEvent, in db: Database) throws {
-        let sequence = event.sequence ?? -1
-        try db.run("INSERT INTO applied (seq) VALUES (?)", sequence)
-        if sequence % 2 == 0 { throw Refused() }
-    }
-
-    /// Read on a connection of the caller's own: the storage belongs to the worker's thread.
-    func applied() throws -> [Int] {
-        try Database(path: storage.store.path).rows("SELECT seq FROM applied ORDER BY seq").compactMap { $0[0].int }
-    }
-}
-
 @Suite("events applied a batch at a time (integration)")
 struct EventBatchTests {
     /// The events queued on the bus are applied in one transaction without a savepoint each; an event
@@ -43,7 +14,7 @@ struct EventBatchTests {
     @Test func anEventThatFailsAfterWritingIsUndoneAloneAndItsBatchRunsAgain() throws {
         let stack = try TestStack().start()
         let client = try stack.client()
-        let handler = try HalfFailingRecorderHandler(path: "\(stack.dataDirectory)/half-failing.sqlite")
+        let handler = try RecorderHandler(path: "\(stack.dataDirectory)/half-failing.sqlite", refusing: { $0 % 2 == 0 })
         nonisolated(unsafe) let worker = ServiceWorker(service: "half-failing", options: stack.workerOptions(), handler: handler,
                                                        context: stack.context, logger: Logger(label: "half-failing", level: .critical))
         let finished = DispatchSemaphore(value: 0)

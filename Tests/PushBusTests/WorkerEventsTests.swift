@@ -97,13 +97,17 @@ struct WorkerEventsTests {
     }
 }
 
-/// Records, in order, every `device.registered` event it is given.
+/// Records, in order, every `device.registered` event it is given; an event whose sequence number
+/// `refusing` names it refuses after writing its row (a handler that fails half-way through).
 /// It answers no request, as `ProbeHandler`.
 final class RecorderHandler: RequestHandler {
     let service = Service.registration
     let storage: ServiceStorage
+    private let refusing: (Int64) -> Bool
+    struct Refused: Error {}
 
-    init(path: String) throws {
+    init(path: String, refusing: @escaping (Int64) -> Bool = { _ in false }) throws {
+        self.refusing = refusing
         storage = try ServiceStorage(path: path, migrations: [
             Migration("recorder-1", "CREATE TABLE applied (n INTEGER PRIMARY KEY, publisher TEXT NOT NULL, seq INTEGER NOT NULL)"),
         ], publisher: "recorder")
@@ -115,6 +119,7 @@ final class RecorderHandler: RequestHandler {
 
     func apply(_ event: BusEvent, in db: Database) throws {
         try db.run("INSERT INTO applied (publisher, seq) VALUES (?, ?)", event.publisher ?? "", event.sequence ?? -1)
+        if refusing(event.sequence ?? -1) { throw Refused() }
     }
 
     /// Read on a connection of the caller's own: the storage belongs to the worker's thread.
