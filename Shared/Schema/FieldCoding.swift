@@ -1,9 +1,9 @@
 import JSON
 
 // The payloads, replies and events of nearly every request (the tagging mix: tags, aliases; a
-// device's registration), read
-// and written with no Decoder or Encoder (`FieldReadable`, `FieldWritable`). Each reads and writes
-// exactly the members its Codable conformance does; `FieldCodingTests` holds them to it.
+// device's registration), read and written with no Decoder or Encoder (`FieldReadable`,
+// `FieldWritable`). Each reads and writes exactly the members its Codable conformance does;
+// `FieldCodingTests` holds them to it.
 
 extension TagsChange: FieldReadable {
     public init(fields: FieldReader) throws(FieldReader.Decline) {
