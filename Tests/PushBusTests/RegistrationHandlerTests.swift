@@ -52,16 +52,23 @@ struct RegistrationHandlerTests {
 
     // MARK: device.register
 
-    @Test func registrationIDsAreLongRandomAndDistinct() {
-        var seen = Set<String>()
+    @Test func registrationIDsBeginWithTheirSecondAndEndRandom() {
+        var randomParts = Set<String>()
+        var issued: [String] = []
         for _ in 0..<500 {
             let id = newDevice()
-            #expect(id.count == 20, "80 random bits as hex")
+            #expect(id.count == 20, "8 hex digits of the second, 48 random bits as hex")
             let isHex = id.allSatisfy(\.isHexDigit)
             #expect(isHex)
-            seen.insert(id)
+            #expect(id.hasPrefix("6553f100"), "issued at 1,700,000,000 (0x6553f100)")
+            randomParts.insert(String(id.dropFirst(8)))
+            issued.append(id)
         }
-        #expect(seen.count == 500)
+        #expect(randomParts.count == 500)
+        clock.advance(1)
+        let later = newDevice()
+        #expect(later.hasPrefix("6553f101"))
+        #expect(issued.allSatisfy { $0 < later }, "an ID issued a second later sorts after every earlier one")
     }
 
     @Test func sameInstallGetsSameRegistrationID() {
