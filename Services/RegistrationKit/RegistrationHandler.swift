@@ -187,10 +187,9 @@ public final class RegistrationHandler: RequestHandler {
     /// index's last pages, not on a random page each: a registration's commit writes fewer pages.
     /// The random part still makes an ID unguessable, and nothing is granted by knowing one.
     private func newRegistrationID() -> String {
-        let second = String(UInt32(clamping: Int64(clock())), radix: 16)
-        let prefix = String(repeating: "0", count: 8 - second.count) + second
+        let second = withUnsafeBytes(of: UInt32(clamping: Int64(clock())).bigEndian, Array.init)
         while true {
-            let id = prefix + RandomKey.hex(bytes: 6)
+            let id = RandomKey.hex(bytes: 6, after: second)
             if ShardHash.shard(of: id, count: shard.count) == shard.index { return id }
         }
     }
