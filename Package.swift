@@ -53,8 +53,6 @@ let package = Package(
         // tcmalloc, which every executable allocates through (`Allocator`, linked by Runtime).
         .systemLibrary(name: "CTCMalloc", path: "Shared/CTCMalloc", pkgConfig: "libtcmalloc_minimal",
                        providers: [.apt(["libgoogle-perftools-dev"])]),
-        // The one tcmalloc setting only its C++ interface offers, the release rate (`Allocator`).
-        .target(name: "CAllocatorTuning", dependencies: ["CTCMalloc"], path: "Shared/CAllocatorTuning"),
 
         // Shared layers: ZeroMQ → SQLite → JSON → schema → Majordomo → runtime → bus → events → worker; client.
         // Two bounded dictionaries every cache and expiring map is made of.
@@ -70,7 +68,7 @@ let package = Package(
         .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema", swiftSettings: hotPath),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo", swiftSettings: hotPath),
         // Process basics (flags, logging, clock, signals, shard layout, the allocator): everything links it, none of it touches SQLite.
-        .target(name: "Runtime", dependencies: ["CTCMalloc", "CAllocatorTuning", "Caches", "Threads", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
+        .target(name: "Runtime", dependencies: ["CTCMalloc", "Caches", "Threads", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
         .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus", swiftSettings: hotPath),
         // A service's events: the outbox, following the bus and catching up from publishers.

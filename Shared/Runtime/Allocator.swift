@@ -1,6 +1,4 @@
-import CAllocatorTuning
 import CTCMalloc
-import Foundation
 import Glibc
 
 /// Every PushBus executable allocates through tcmalloc (gperftools' `tcmalloc_minimal`, from
@@ -22,25 +20,4 @@ public enum Allocator {
 
     /// "gperftools 2.10", say.
     public static var version: String { String(cString: tc_version(nil, nil, nil)) }
-
-    /// How fast tcmalloc gives freed memory back to the system: 0 never, 1 its default, at most 10.
-    public static var releaseRate: Double {
-        get { pushbus_tcmalloc_release_rate() }
-        set { pushbus_tcmalloc_set_release_rate(newValue) }
-    }
-
-    /// Has tcmalloc keep the memory a long-running process frees, for its next allocations, instead
-    /// of handing it back to the system a little at a time (`releaseRate` 0). Memory handed back is
-    /// faulted in again, and zeroed, when the heap grows into it once more. At half the peak rate,
-    /// page faults as tcmalloc took new spans were 4 % of the gateway's samples. In six pairs of
-    /// runs at 8,500 commands/s, alternating, the stack's p99 was lower with the rate at 0 in four,
-    /// the same in one and higher in one (medians 43.3 against 58.4 ms), at the same CPU
-    /// (docs/benchmarks.md).
-    /// A process then holds the most it has ever used; its caches are bounded, so that is bounded
-    /// too. `TCMALLOC_RELEASE_RATE` in the environment, tcmalloc's own setting, wins: an operator
-    /// who set it keeps it.
-    public static func keepFreedMemory(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        guard environment["TCMALLOC_RELEASE_RATE"] == nil else { return }
-        releaseRate = 0
-    }
 }

@@ -1,9 +1,7 @@
 /// How every long-running executable stops: SIGINT/SIGTERM, or its launcher going away, asks its
 /// loop to stop through `stopper`; `run` blocks until the loop has finished.
 public enum Lifecycle {
-    /// Keeps freed memory for reuse (`Allocator.keepFreedMemory`) for the life of the process.
     public static func serve(stopper: Stopper, parentPID: String?, logger: Logger, run: () throws -> Void) throws {
-        Allocator.keepFreedMemory()
         SignalTrap.onTerminate { signal in
             logger.info("stopping", ["signal": signal])
             stopper.request()

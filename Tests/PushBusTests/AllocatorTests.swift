@@ -11,20 +11,6 @@ struct AllocatorTests {
         #expect(Allocator.version.hasPrefix("gperftools"), "\(Allocator.version)")
     }
 
-    /// A long-running process keeps what it frees for its next allocations, unless the operator
-    /// set tcmalloc's own `TCMALLOC_RELEASE_RATE`.
-    @Test func freedMemoryIsKeptUnlessTheOperatorSetTheRate() {
-        let before = Allocator.releaseRate
-        defer { Allocator.releaseRate = before }
-        Allocator.releaseRate = 1
-        #expect(Allocator.releaseRate == 1, "tcmalloc reads back what was set")
-        Allocator.keepFreedMemory(environment: [:])
-        #expect(Allocator.releaseRate == 0)
-        Allocator.releaseRate = 2
-        Allocator.keepFreedMemory(environment: ["TCMALLOC_RELEASE_RATE": "2"])
-        #expect(Allocator.releaseRate == 2, "the operator's setting stays")
-    }
-
     /// The dynamic linker's own account (`LD_DEBUG=bindings`) of where each library's `malloc` and
     /// `free` bind, for every executable of the build: all to tcmalloc, none to glibc.
     @Test(arguments: ["gateway", "registration", "tagging", "analytics", "scheduler", "badge", "push", "apns", "api",
