@@ -37,6 +37,7 @@ bench: release
 	./Tools/bench-stack.sh
 	./Tools/bench-allocations.sh
 	./Tools/bench-instructions.sh
+	./Tools/bench-platform.sh
 	.build/release/bench-tagging
 	.build/release/bench-badge
 	.build/release/bench-scheduler
