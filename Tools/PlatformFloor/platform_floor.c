@@ -37,44 +37,59 @@ static struct clocks per_operation(struct clocks start, struct clocks end, long 
     return (struct clocks){ (end.wall - start.wall) / operations * 1e6, (end.cpu - start.cpu) / operations * 1e6 };
 }
 
+static void set_cpus(const cpu_set_t *cpus) {
+    if (pthread_setaffinity_np(pthread_self(), sizeof *cpus, cpus) != 0) { perror("affinity"); exit(1); }
+}
+
 static void hold_on_cpu0(void) {
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     CPU_SET(0, &cpus);
-    if (pthread_setaffinity_np(pthread_self(), sizeof cpus, &cpus) != 0) { perror("affinity"); exit(1); }
+    set_cpus(&cpus);
+}
+
+static void send_token(int eventfd) {
+    uint64_t token = 1;
+    if (write(eventfd, &token, sizeof token) != sizeof token) { perror("write"); exit(1); }
+}
+
+static void receive_token(int eventfd) {
+    uint64_t token;
+    if (read(eventfd, &token, sizeof token) != sizeof token) { perror("read"); exit(1); }
 }
 
 struct ping_pong { int to_peer, to_main; long round_trips; int on_cpu0; };
 
-static void pass(int from, int to) {
-    uint64_t token;
-    if (read(from, &token, sizeof token) != sizeof token) { perror("read"); exit(1); }
-    if (write(to, &token, sizeof token) != sizeof token) { perror("write"); exit(1); }
-}
-
 static void *peer(void *argument) {
     struct ping_pong *game = argument;
     if (game->on_cpu0) hold_on_cpu0();
-    for (long i = 0; i < game->round_trips; i++) pass(game->to_peer, game->to_main);
+    for (long i = 0; i < game->round_trips; i++) {
+        receive_token(game->to_peer);
+        send_token(game->to_main);
+    }
     return NULL;
 }
 
-// Per wake-up: a round trip's cost halved.
+// Per wake-up: a round trip's cost halved. The calling thread's CPUs are as before afterwards.
 static struct clocks wake_up(long round_trips, int on_cpu0) {
     struct ping_pong game = { eventfd(0, 0), eventfd(0, 0), round_trips, on_cpu0 };
-    uint64_t token = 1;
-    pthread_t thread;
+    if (game.to_peer < 0 || game.to_main < 0) { perror("eventfd"); exit(1); }
+    cpu_set_t cpus_before;
+    pthread_getaffinity_np(pthread_self(), sizeof cpus_before, &cpus_before);
     if (on_cpu0) hold_on_cpu0();
+    pthread_t thread;
     struct clocks start = now();
     pthread_create(&thread, NULL, peer, &game);
     for (long i = 0; i < round_trips; i++) {
-        if (write(game.to_peer, &token, sizeof token) != sizeof token) { perror("write"); exit(1); }
-        if (read(game.to_main, &token, sizeof token) != sizeof token) { perror("read"); exit(1); }
+        send_token(game.to_peer);
+        receive_token(game.to_main);
     }
     pthread_join(thread, NULL);
+    struct clocks cost = per_operation(start, now(), round_trips * 2);
+    set_cpus(&cpus_before);
     close(game.to_peer);
     close(game.to_main);
-    return per_operation(start, now(), round_trips * 2);
+    return cost;
 }
 
 static struct clocks page_write_and_sync(const char *path, long syncs) {
@@ -83,8 +98,10 @@ static struct clocks page_write_and_sync(const char *path, long syncs) {
     int file = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
     if (file < 0) { perror(path); exit(1); }
     // The file at its full size and on disk first, so each sync below writes data, not its size.
-    for (int i = 0; i < pages; i++) pwrite(file, bytes, page, (off_t)i * page);
-    fsync(file);
+    for (int i = 0; i < pages; i++) {
+        if (pwrite(file, bytes, page, (off_t)i * page) != page) { perror("pwrite"); exit(1); }
+    }
+    if (fsync(file) != 0) { perror("fsync"); exit(1); }
     struct clocks start = now();
     for (long i = 0; i < syncs; i++) {
         bytes[0] = (char)i;
@@ -101,7 +118,6 @@ int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: platform-floor FILE [ROUND_TRIPS] [SYNCS]\n"); return 2; }
     long round_trips = argc > 2 ? atol(argv[2]) : 100000;
     long syncs = argc > 3 ? atol(argv[3]) : 2000;
-    // The sync first: the one-CPU wake-up run leaves this process held on CPU 0.
     struct clocks sync = page_write_and_sync(argv[1], syncs);
     struct clocks across = wake_up(round_trips, 0);
     struct clocks one_cpu = wake_up(round_trips, 1);
