@@ -75,11 +75,12 @@ static struct clocks wake_up(long round_trips, int on_cpu0) {
     struct ping_pong game = { eventfd(0, 0), eventfd(0, 0), round_trips, on_cpu0 };
     if (game.to_peer < 0 || game.to_main < 0) { perror("eventfd"); exit(1); }
     cpu_set_t cpus_before;
-    pthread_getaffinity_np(pthread_self(), sizeof cpus_before, &cpus_before);
+    if (pthread_getaffinity_np(pthread_self(), sizeof cpus_before, &cpus_before) != 0) { perror("affinity"); exit(1); }
     if (on_cpu0) hold_on_cpu0();
     pthread_t thread;
     struct clocks start = now();
-    pthread_create(&thread, NULL, peer, &game);
+    // Without its peer the first receive below would wait for ever.
+    if (pthread_create(&thread, NULL, peer, &game) != 0) { perror("pthread_create"); exit(1); }
     for (long i = 0; i < round_trips; i++) {
         send_token(game.to_peer);
         receive_token(game.to_main);
