@@ -58,11 +58,10 @@ static void receive_token(int eventfd) {
     if (read(eventfd, &token, sizeof token) != sizeof token) { perror("read"); exit(1); }
 }
 
-struct ping_pong { int to_peer, to_main; long round_trips; int on_cpu0; };
+struct ping_pong { int to_peer, to_main; long round_trips; };
 
 static void *peer(void *argument) {
     struct ping_pong *game = argument;
-    if (game->on_cpu0) hold_on_cpu0();
     for (long i = 0; i < game->round_trips; i++) {
         receive_token(game->to_peer);
         send_token(game->to_main);
@@ -70,9 +69,10 @@ static void *peer(void *argument) {
     return NULL;
 }
 
-// Per wake-up: a round trip's cost halved. The calling thread's CPUs are as before afterwards.
+// Per wake-up: a round trip's cost halved. The peer starts with the caller's CPUs (a new thread
+// inherits its creator's affinity), and the caller's are put back afterwards.
 static struct clocks wake_up(long round_trips, int on_cpu0) {
-    struct ping_pong game = { eventfd(0, 0), eventfd(0, 0), round_trips, on_cpu0 };
+    struct ping_pong game = { eventfd(0, 0), eventfd(0, 0), round_trips };
     if (game.to_peer < 0 || game.to_main < 0) { perror("eventfd"); exit(1); }
     cpu_set_t cpus_before;
     if (pthread_getaffinity_np(pthread_self(), sizeof cpus_before, &cpus_before) != 0) { perror("affinity"); exit(1); }
