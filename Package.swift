@@ -79,6 +79,8 @@ let package = Package(
                 path: "Shared/Worker", swiftSettings: hotPath),
         .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials", swiftSettings: hotPath),
         .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client", swiftSettings: hotPath),
+        // The one HTTP/1.1 server (REST API, device edge, /metrics, the WebSocket handshake) on libmicrohttpd.
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "Threads"], path: "Shared/HTTP"),
         // An HTTP/2 client on libcurl: many requests at once as streams on one kept connection (APNs).
         .target(name: "HTTP2Client", dependencies: ["CCurl"], path: "Shared/HTTP2"),
         // ES256 JSON Web Tokens on libcrypto: the APNs provider token.
@@ -121,9 +123,9 @@ let package = Package(
         .executableTarget(name: "apns", dependencies: ["ApnsKit", "Runtime", "Worker"], path: "Services/Apns"),
 
         // The REST API (EngageLab v4, JPush v3): HTTP on libmicrohttpd, each call signed bus commands.
-        .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Schema", "Runtime", "ZeroMQ", "CMicroHTTPD"],
+        .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Schema", "Runtime", "ZeroMQ", "HTTP"],
                 path: "Services/ApiKit"),
-        .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ"], path: "Services/Api"),
+        .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ", "HTTP"], path: "Services/Api"),
 
         // The device channel: WebSocket connections (libmicrohttpd's upgrade, our own frame codec),
         // each device's messages until acknowledged, pages and presence.
@@ -168,7 +170,7 @@ let package = Package(
         .testTarget(name: "PushBusTests",
                     dependencies: ["Caches", "ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "ChannelKit", "WebSocket", "JWT", "HTTP2Client", "Credentials"],
+                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "ChannelKit", "WebSocket", "JWT", "HTTP2Client", "Credentials", "HTTP"],
                     path: "Tests/PushBusTests"),
     ]
 )

@@ -1,6 +1,7 @@
 import ApiKit
 import Credentials
 import Foundation
+import HTTP
 import Runtime
 import ZeroMQ
 
@@ -18,9 +19,13 @@ do {
     let api = Api(secrets: secrets, bus: bus, quota: AppQuota(quota: options.appQuota, windowSeconds: options.quotaWindowSeconds),
                   logger: logger)
     let (host, port) = try options.address()
-    let server = try HTTPServer(host: host, port: port, maxConnections: options.maxConnections,
-                                maxBodyBytes: options.maxBodyBytes) { request in api.handle(request) }
-    logger.info("serving", ["http": options.http, "endpoint": options.endpoint, "max_connections": options.maxConnections])
+    // Whole requests are answered on a pool of threads (each waits on its bus calls); the
+    // connections themselves, however many or slow, are polled by the server's one loop thread.
+    let pool = HandlerPool(name: "api-handler", threads: options.handlerThreads, queueLimit: options.queueLimit)
+    let server = try HTTPServer(name: "api-http", host: host, port: Int(port), limits: options.limits,
+                                handler: pool.handler(busy: Api.busy) { request in api.handle(request) })
+    logger.info("serving", ["http": options.http, "endpoint": options.endpoint, "max_connections": options.maxConnections,
+                            "per_address": options.perAddress, "handler_threads": options.handlerThreads])
     let stopper = Stopper(context: try Context())
     try Lifecycle.serve(stopper: stopper, parentPID: options.parentPID, logger: logger) {
         let receiver = try stopper.makeReceiver()
@@ -29,6 +34,7 @@ do {
         while !stopper.isRequested { _ = try poller.poll(timeout: 1000) }
     }
     server.stop()
+    pool.stop()
     logger.info("stopped")
     exit(0)
 } catch {

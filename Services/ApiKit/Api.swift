@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import HTTP
 import JSON
 import Runtime
 import Schema
@@ -67,6 +68,9 @@ public final class Api: Sendable {
         case .unknownPath: throw Refusal.notFound("no endpoint \(request.path)")
         }
     }
+
+    /// The answer when every handler thread is taken and the queue is full.
+    public static let busy = answer(503, Refusal(503, Int(ResultCode.timeout.rawValue), "the server is busy, retry").body, [])
 
     private static func answer(_ status: Int, _ body: JSONValue, _ headers: [(name: String, value: String)]) -> HTTPResponse {
         HTTPResponse(status: status, body: WireCodec.encode(body), headers: [("Content-Type", "application/json; charset=utf-8")] + headers)

@@ -1,3 +1,4 @@
+import HTTP
 import Runtime
 
 /// The `api` server's settings, from flags or `PUSHBUS_*` variables; each property's initial value
@@ -9,8 +10,14 @@ public struct ApiOptions: Options {
     public var http = "127.0.0.1:5559"
     /// Where `admin.secret` and `server.key` live: master secrets are derived from server.key.
     public var dataDirectory = "./data"
-    public var maxConnections = 1024
+    public var maxConnections = 4096
+    public var perAddress = 64
+    public var idleTimeoutSeconds = 15
+    public var requestDeadlineSeconds = 20
     public var maxBodyBytes = 1 << 20
+    /// Threads that run requests' bus calls, and how many whole requests may wait for one.
+    public var handlerThreads = 32
+    public var queueLimit = 4096
     /// Requests one app may make in a window (0 = no limit), and the window's length.
     public var appQuota = 60_000
     public var quotaWindowSeconds = 60
@@ -25,8 +32,15 @@ public struct ApiOptions: Options {
         .string("endpoint", \.endpoint, help: "The gateway's request endpoint (MDP/0.1)."),
         .string("http", \.http, help: "host:port to serve the REST API on (IPv4); several api processes may share it."),
         .string("data-dir", \.dataDirectory, help: "Directory of admin.secret and server.key (the same as the gateway's)."),
-        .int("max-connections", \.maxConnections, in: 16...65_536, help: "Connections held at once, each served by a thread of its own."),
+        .int("max-connections", \.maxConnections, in: 16...65_536,
+             help: "Connections held at once (one event loop polls them all: a held connection costs a socket, not a thread)."),
+        .int("per-address", \.perAddress, in: 1...65_536, help: "Connections one client address may hold at once."),
+        .int("idle-timeout-s", \.idleTimeoutSeconds, in: 1...3600, help: "Seconds a connection may stay silent before it is closed."),
+        .int("request-deadline-s", \.requestDeadlineSeconds, in: 1...3600,
+             help: "Seconds a request's head and body may take to arrive, however slowly they trickle in; past it the connection is cut."),
         .int("max-body-bytes", \.maxBodyBytes, in: 1024...(64 << 20), help: "Largest request body taken; a larger one is answered 413."),
+        .int("handler-threads", \.handlerThreads, in: 1...1024, help: "Threads that answer whole requests (each waits on its bus calls)."),
+        .int("queue-limit", \.queueLimit, in: 1...1_000_000, help: "Whole requests that may wait for a handler thread; past it, 503."),
         .int("app-quota", \.appQuota, in: 0...100_000_000,
              help: "Requests one app_key may make per window in this process (0 = no limit); past it, 429 with code 2002."),
         .int("quota-window-s", \.quotaWindowSeconds, in: 1...86_400, help: "Length of the quota's window, in seconds."),
@@ -36,6 +50,12 @@ public struct ApiOptions: Options {
         .logLevel(\.logLevel),
         .parentPID(\.parentPID),
     ]
+
+    /// What the HTTP server lets each client do.
+    public var limits: HTTPLimits {
+        HTTPLimits(maxConnections: maxConnections, perAddress: perAddress, idleTimeoutSeconds: idleTimeoutSeconds,
+                   requestDeadlineSeconds: Double(requestDeadlineSeconds), maxBodyBytes: maxBodyBytes)
+    }
 
     /// `http` split into an IPv4 host and a port.
     public func address() throws(UsageError) -> (host: String, port: UInt16) { try Flags.hostPort(http, "http") }

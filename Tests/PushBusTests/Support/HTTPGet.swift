@@ -4,11 +4,16 @@ import Foundation
 enum HTTPGet {
     /// The status code and body of `GET path` on 127.0.0.1:`port`. With `timeout`, connecting,
     /// sending and each read give up after that many seconds (and throw) instead of waiting forever.
-    static func fetch(port: Int, path: String, timeout: Double? = nil) throws -> (status: Int, body: String) {
+    /// `method`, `headers` and `body` make it any request (HTTP/1.0, so the server closes after it).
+    static func fetch(port: Int, path: String, timeout: Double? = nil, method: String = "GET", headers: [String: String] = [:],
+                      body: Data = Data()) throws -> (status: Int, body: String) {
         let fd = try LoopbackSocket.connect(port: port, timeout: timeout)
         defer { close(fd) }
-        let request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var head = "\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
+        let request = Data((head + "\r\n").utf8) + body
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var response = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {

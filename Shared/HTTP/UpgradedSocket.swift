@@ -1,0 +1,15 @@
+import CMicroHTTPD
+
+/// A connection handed over after `101 Switching Protocols`: its descriptor, the handle that is the
+/// only way to close it (it belongs to libmicrohttpd: never close(2) it), the bytes the client sent
+/// past the handshake, and the client's address. Over TLS the descriptor is the plain end of a pair
+/// libmicrohttpd relays through TLS, so the new owner reads and writes plain bytes either way.
+public struct UpgradedSocket: @unchecked Sendable {
+    public let fd: Int32
+    public let handle: OpaquePointer
+    public let extra: [UInt8]
+    public let peer: String
+
+    /// Gives the socket back to libmicrohttpd, which closes it. Callable from any thread, once.
+    public func close() { _ = pushbus_mhd_upgrade_close(handle) }
+}
