@@ -91,7 +91,7 @@ let package = Package(
         // Services: a library with the logic, a thin executable.
         // The gateway holds no data: it links neither SQLite nor the worker.
         .target(name: "GatewayKit", dependencies: ["Caches", "ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Credentials", "Signing",
-                                                   "CMicroHTTPD"],
+                                                   "HTTP"],
                 path: "Services/GatewayKit", swiftSettings: hotPath),
         .executableTarget(name: "gateway", dependencies: ["GatewayKit", "Runtime"], path: "Services/Gateway"),
         .target(name: "RegistrationKit", dependencies: ["SQLite", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials", "WireTime"],
@@ -129,7 +129,7 @@ let package = Package(
 
         // The device channel: WebSocket connections (libmicrohttpd's upgrade, our own frame codec),
         // each device's messages until acknowledged, pages and presence.
-        .target(name: "WebSocket", dependencies: ["CMicroHTTPD", "CCrypto"], path: "Shared/WebSocket"),
+        .target(name: "WebSocket", dependencies: ["CMicroHTTPD", "CCrypto", "HTTP"], path: "Shared/WebSocket"),
         .target(name: "ChannelKit", dependencies: ["Bus", "Caches", "Client", "Credentials", "JSON", "Runtime", "Schema", "SQLite", "WebSocket", "WireTime",
                                                    "Worker", "ZeroMQ"],
                 path: "Services/ChannelKit"),

@@ -6,6 +6,10 @@ public struct ChannelSettings: Options {
     /// Where devices connect (`ws://<listen>/v1/channel`): the launcher's base port + 5.
     public var listen = "127.0.0.1:5560"
     public var maxConnections = 30_000
+    /// Connections one address may hold: phones behind a carrier's NAT share one, so it is generous.
+    public var perAddress = 1_000
+    /// Seconds a handshake may take from the connection's start, however its bytes trickle in.
+    public var handshakeTimeoutSeconds = 10
     public var maxMessageBytes = 8192
     public var maxQueuedBytes = 262_144
     public var framesPerSecond = 20
@@ -22,6 +26,10 @@ public struct ChannelSettings: Options {
     public static let options: [Option<ChannelSettings>] = [
         .string("listen", \.listen, help: "host:port devices connect to (ws://<listen>/v1/channel); several channel processes may share it."),
         .int("max-connections", \.maxConnections, in: 1...1_000_000, help: "Connections held at once; more are refused during the handshake."),
+        .int("per-address", \.perAddress, in: 1...1_000_000,
+             help: "Connections one client address may hold (phones behind a carrier's NAT share one: keep it generous)."),
+        .int("handshake-timeout", \.handshakeTimeoutSeconds, in: 1...600,
+             help: "Seconds the HTTP handshake may take from the connection's start, however slowly it trickles in; past it the connection is cut."),
         .int("max-message-bytes", \.maxMessageBytes, in: 256...1_048_576, help: "The largest frame a device may send; a larger one closes its connection with 1009."),
         .int("max-queued-bytes", \.maxQueuedBytes, in: 4096...67_108_864,
              help: "Bytes queued for a device that reads too slowly before its connection is closed (1008)."),
@@ -39,7 +47,7 @@ public struct ChannelSettings: Options {
 
     public var limits: WebSocketLimits {
         WebSocketLimits(maxMessageBytes: maxMessageBytes, maxQueuedBytes: maxQueuedBytes, framesPerSecond: framesPerSecond,
-                        pingInterval: Double(pingIntervalSeconds), pongTimeout: Double(pongTimeoutSeconds), maxConnections: maxConnections,
-                        handshakeMemory: handshakeMemory)
+                        pingInterval: Double(pingIntervalSeconds), pongTimeout: Double(pongTimeoutSeconds), handshakeTimeout: handshakeTimeoutSeconds,
+                        maxConnections: maxConnections, perAddress: perAddress, handshakeMemory: handshakeMemory)
     }
 }

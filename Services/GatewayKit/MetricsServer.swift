@@ -1,21 +1,20 @@
-import CMicroHTTPD
 import Foundation
+import HTTP
 import Runtime
+import Synchronization
 
 /// Serves `/metrics` (Prometheus text) and `/healthz` over HTTP with libmicrohttpd, on the library's
 /// own thread. The broker hands it a fresh page every second; `/healthz` answers 503 once the page
 /// is more than five seconds old (the broker loop has stalled). Clients that connect and never
 /// finish a request are bounded (a connection limit below the open-file limit, a share per address,
 /// an idle timeout), so they cannot keep `/healthz`, Kubernetes' liveness probe, from answering.
-public final class MetricsServer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var page = ""
-    private var updatedAt: Int64 = 0
-    private var daemon: OpaquePointer?
+public final class MetricsServer: Sendable {
+    private let page = Page()
+    private let server: HTTPServer
 
     /// Connections closed after this many seconds without traffic: a scrape or a probe sends its
     /// request at once, so only a stalled or hostile client is cut.
-    static let idleTimeoutSeconds: UInt32 = 3
+    static let idleTimeoutSeconds = 3
     /// Room kept for addresses other than the busiest one (the kubelet's probe, Prometheus).
     static let keptForOtherAddresses = 1_024
     /// Memory per connection for its request and response headers; the pages served are far smaller.
@@ -35,60 +34,42 @@ public final class MetricsServer: @unchecked Sendable {
     /// Listens on `host:port` (an IPv4 address), holding at most `connectionLimit(openFiles:)`
     /// connections for the open-file limit in force now.
     public init(host: String, port: UInt16) throws {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+        let limit = Self.connectionLimit(openFiles: OpenFileLimit.current)
+        connectionLimit = limit
+        let page = page
+        do {
+            server = try HTTPServer(name: "metrics-http", host: host, port: Int(port),
+                                    limits: HTTPLimits(maxConnections: limit, perAddress: Self.perAddressLimit(connections: limit),
+                                                       idleTimeoutSeconds: Self.idleTimeoutSeconds,
+                                                       requestDeadlineSeconds: Double(Self.idleTimeoutSeconds),
+                                                       headerBytes: Self.memoryPerConnection, maxBodyBytes: 1024)) { request, responder in
+                responder.respond(Self.respond(to: request.path, page: page.current.withLock { $0 }, now: Clock.milliseconds()))
+            }
+        } catch .address {
             throw GatewayError.metricsAddress("\(host):\(port)")
-        }
-        connectionLimit = Self.connectionLimit(openFiles: OpenFileLimit.current)
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        daemon = pushbus_mhd_start(&address, metricsRequest, context, UInt32(connectionLimit),
-                                   UInt32(Self.perAddressLimit(connections: connectionLimit)),
-                                   Self.idleTimeoutSeconds, Self.memoryPerConnection)
-        guard daemon != nil else {
+        } catch {
             throw GatewayError.metricsUnavailable("\(host):\(port)")
         }
     }
 
-    deinit { stop() }
-
     /// Replaces the page `/metrics` serves.
     public func publish(_ text: String, at now: Int64) {
-        lock.withLock {
-            page = text
-            updatedAt = now
-        }
+        page.current.withLock { $0 = (text, now) }
     }
 
     /// Stops serving; safe to call twice.
-    public func stop() {
-        lock.lock()
-        let running = daemon
-        daemon = nil
-        lock.unlock()
-        if let running { MHD_stop_daemon(running) }
-    }
+    public func stop() { server.stop() }
 
-    fileprivate func respond(to path: String, now: Int64) -> (status: UInt32, type: String, body: String) {
-        let (text, at) = lock.withLock { (page, updatedAt) }
+    static func respond(to path: String, page: (text: String, updatedAt: Int64), now: Int64) -> HTTPResponse {
         switch path {
-        case "/metrics": return (200, "text/plain; version=0.0.4; charset=utf-8", text)
-        case "/healthz": return now - at <= 5000 ? (200, "text/plain", "ok\n") : (503, "text/plain", "stalled\n")
-        default: return (404, "text/plain", "not found\n")
+        case "/metrics": HTTPResponse(status: 200, body: Data(page.text.utf8), headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")])
+        case "/healthz": now - page.updatedAt <= 5000 ? .text(200, "ok\n") : .text(503, "stalled\n")
+        default: .text(404, "not found\n")
         }
     }
 }
 
-/// libmicrohttpd's request callback: one response per request, copied out of Swift memory.
-private let metricsRequest: MHD_AccessHandlerCallback = { context, connection, url, _, _, _, _, _ in
-    guard let context, let url else { return MHD_Result(rawValue: 0)! }
-    let server = Unmanaged<MetricsServer>.fromOpaque(context).takeUnretainedValue()
-    let answer = server.respond(to: String(cString: url), now: Clock.milliseconds())
-    let bytes = Array(answer.body.utf8)
-    let response = bytes.withUnsafeBytes { pushbus_mhd_copied_response($0.baseAddress, $0.count) }
-    guard let response else { return MHD_Result(rawValue: 0)! }
-    defer { MHD_destroy_response(response) }
-    MHD_add_response_header(response, "Content-Type", answer.type)
-    return MHD_queue_response(connection, answer.status, response)
+/// The page served, replaced by the broker and read by the server's thread.
+private final class Page: Sendable {
+    let current = Mutex((text: "", updatedAt: Int64(0)))
 }

@@ -155,15 +155,20 @@ static inline int pushbus_mhd_connection_fd(struct MHD_Connection *connection) {
     return info == NULL ? -1 : info->connect_fd;
 }
 
-/// The client's address of `connection` as text ("192.0.2.1", "2001:db8::1") into `text`; 0 if unknown.
-static inline int pushbus_mhd_client_address(struct MHD_Connection *connection, char *text, socklen_t size) {
+/// The client's address of `connection` as text ("192.0.2.1", "2001:db8::1") into `text`, and its
+/// port into `port`; 0 if unknown.
+static inline int pushbus_mhd_client_address(struct MHD_Connection *connection, char *text, socklen_t size, uint16_t *port) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (info == NULL || info->client_addr == NULL) return 0;
     const struct sockaddr *address = info->client_addr;
-    if (address->sa_family == AF_INET)
+    if (address->sa_family == AF_INET) {
+        *port = ntohs(((const struct sockaddr_in *)address)->sin_port);
         return inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, text, size) != NULL;
-    if (address->sa_family == AF_INET6)
+    }
+    if (address->sa_family == AF_INET6) {
+        *port = ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
         return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, text, size) != NULL;
+    }
     return 0;
 }
 #endif

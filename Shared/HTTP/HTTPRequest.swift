@@ -15,6 +15,8 @@ public struct HTTPRequest: Sendable {
     public var bodyTooLarge: Bool
     /// The address of the client's end of the connection ("192.0.2.1"), "" when unknown.
     public var peer: String
+    /// The port of the client's end of the connection, 0 when unknown.
+    public var peerPort = 0
 
     public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [(name: String, value: String)] = [],
                 authorization: String? = nil, body: Data = Data(), bodyTooLarge: Bool = false, peer: String = "") {

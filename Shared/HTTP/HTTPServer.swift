@@ -41,7 +41,7 @@ public final class HTTPServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         guard (0...65_535).contains(port), inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            throw .cannotListen("\(host):\(port)")
+            throw .address("\(host):\(port)")
         }
         address.sin_port = UInt16(port).bigEndian
         if tls != nil, pushbus_mhd_has_tls() == 0 { throw .tls("this libmicrohttpd was built without TLS") }
@@ -180,8 +180,10 @@ final class ServerLoop {
     /// The first callback of a request (its head is in): its exchange, answered at once when its
     /// Content-Length is over the limit.
     func begin(_ connection: OpaquePointer, method: String, url: String) -> Exchange {
+        let peer = Self.peer(connection)
         var request = HTTPRequest(method: method, path: url, query: Self.values(connection, kind: MHD_ValueKind(rawValue: 8)!),
-                                  headers: Self.values(connection, kind: MHD_ValueKind(rawValue: 1)!), peer: Self.peer(connection))
+                                  headers: Self.values(connection, kind: MHD_ValueKind(rawValue: 1)!), peer: peer.address)
+        request.peerPort = peer.port
         if let length = request.header("Content-Length").flatMap(Int.init), length > limits.maxBodyBytes { request.bodyTooLarge = true }
         return Exchange(request: request)
     }
@@ -245,10 +247,11 @@ final class ServerLoop {
         return withExtendedLifetime(collected) { collected.items }
     }
 
-    private static func peer(_ connection: OpaquePointer) -> String {
+    private static func peer(_ connection: OpaquePointer) -> (address: String, port: Int) {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard pushbus_mhd_client_address(connection, &text, socklen_t(text.count)) != 0 else { return "" }
-        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var port: UInt16 = 0
+        guard pushbus_mhd_client_address(connection, &text, socklen_t(text.count), &port) != 0 else { return ("", 0) }
+        return (text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, Int(port))
     }
 }
 
@@ -320,5 +323,6 @@ private let upgraded: MHD_UpgradeHandler = { context, connection, slot, extraIn,
         return
     }
     let extra = extraSize > 0 && extraIn != nil ? Array(UnsafeRawBufferPointer(start: extraIn, count: extraSize)) : []
-    adopt(UpgradedSocket(fd: socket, handle: handle, extra: extra, peer: exchange.request.peer))
+    let peer = exchange.request.peer.contains(":") ? "[\(exchange.request.peer)]" : exchange.request.peer
+    adopt(UpgradedSocket(fd: socket, handle: handle, extra: extra, peer: "\(peer):\(exchange.request.peerPort)"))
 }

@@ -2,7 +2,7 @@ import CMicroHTTPD
 
 /// A connection handed over after `101 Switching Protocols`: its descriptor, the handle that is the
 /// only way to close it (it belongs to libmicrohttpd: never close(2) it), the bytes the client sent
-/// past the handshake, and the client's address. Over TLS the descriptor is the plain end of a pair
+/// past the handshake, and the client's address and port ("192.0.2.1:50000"). Over TLS the descriptor is the plain end of a pair
 /// libmicrohttpd relays through TLS, so the new owner reads and writes plain bytes either way.
 public struct UpgradedSocket: @unchecked Sendable {
     public let fd: Int32

@@ -1,3 +1,5 @@
+import HTTP
+
 /// What one WebSocket server lets each connection do, and when it gives up on one. A value type the
 /// server copies at `init`; changing it afterwards changes nothing.
 public struct WebSocketLimits: Sendable, Equatable {
@@ -15,10 +17,14 @@ public struct WebSocketLimits: Sendable, Equatable {
     /// Seconds after a ping within which some frame must arrive, or the connection is dropped as dead
     /// (the delegate hears 1006).
     public var pongTimeout: Double
-    /// Seconds the HTTP part (the handshake) may take: libmicrohttpd's connection timeout.
+    /// Seconds the HTTP part (the handshake) may take from the connection's start, however slowly
+    /// its bytes trickle in: past it the connection is cut.
     public var handshakeTimeout: Int
     /// Connections held at once, handshakes in progress included.
     public var maxConnections: Int
+    /// Connections one client address may hold at once, handshakes and upgraded ones alike (phones
+    /// behind a carrier's NAT share an address, so this is generous).
+    public var perAddress: Int
     /// Bytes libmicrohttpd gives each connection for the request and response headers (a longer
     /// request is refused). MHD keeps this block for as long as the upgraded connection lives, so it
     /// is most of an idle connection's cost: 8 KiB costs about 9.5 KB per connection, 4 KiB about 5.4.
@@ -30,7 +36,7 @@ public struct WebSocketLimits: Sendable, Equatable {
 
     public init(maxMessageBytes: Int = 65_536, maxQueuedBytes: Int = 262_144, framesPerSecond: Int = 50,
                 pingInterval: Double = 20, pongTimeout: Double = 10, handshakeTimeout: Int = 10,
-                maxConnections: Int = 30_000, handshakeMemory: Int = 8_192, sendBuffer: Int = 65_536) {
+                maxConnections: Int = 30_000, perAddress: Int = 1_000, handshakeMemory: Int = 8_192, sendBuffer: Int = 65_536) {
         self.maxMessageBytes = maxMessageBytes
         self.maxQueuedBytes = maxQueuedBytes
         self.framesPerSecond = framesPerSecond
@@ -38,7 +44,14 @@ public struct WebSocketLimits: Sendable, Equatable {
         self.pongTimeout = pongTimeout
         self.handshakeTimeout = handshakeTimeout
         self.maxConnections = maxConnections
+        self.perAddress = perAddress
         self.handshakeMemory = handshakeMemory
         self.sendBuffer = sendBuffer
+    }
+
+    /// What the HTTP server lets each connection do before its upgrade.
+    var handshake: HTTPLimits {
+        HTTPLimits(maxConnections: maxConnections, perAddress: perAddress, idleTimeoutSeconds: handshakeTimeout,
+                   requestDeadlineSeconds: Double(handshakeTimeout), headerBytes: max(1_024, handshakeMemory), maxBodyBytes: 1_024)
     }
 }

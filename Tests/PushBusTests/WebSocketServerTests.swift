@@ -214,6 +214,38 @@ import WebSocket
         }
     }
 
+    /// A client that trickles its handshake a header line at a time holds a connection only until
+    /// the handshake deadline (the idle timeout alone would restart on every line), one address only
+    /// its share, and meanwhile other devices connect as usual.
+    @Test func slowHandshakesAreCutAtTheirDeadlineAndOthersConnectMeanwhile() throws {
+        var limits = WebSocketLimits()
+        limits.handshakeTimeout = 3
+        limits.perAddress = 60
+        try withServer(limits) { server, recorder in
+            let slow = try SlowClients(port: server.boundPort, count: 300, perAddress: 50)
+            defer { slow.close() }
+            slow.trickle()
+            #expect(slow.openCount() == 300)
+            let greedy = try SlowClients(port: server.boundPort, count: 100, perAddress: 100, firstHost: 40)
+            defer { greedy.close() }
+            greedy.trickle()
+            usleep(300_000)
+            #expect(greedy.openCount() <= 60, "one address holds \(greedy.openCount()) connections")
+            let (client, id) = try openClient(server, recorder)
+            try client.sendText("still here")
+            #expect(try client.readText() == "still here")
+            let deadline = Date().addingTimeInterval(6)
+            while Date() < deadline && slow.openCount() > 0 {
+                slow.trickle()
+                usleep(250_000)
+            }
+            #expect(slow.openCount() == 0, "\(slow.openCount()) slow handshakes outlived the 3-s deadline")
+            try client.sendText("and after")
+            #expect(try client.readText() == "and after", "an upgraded connection is not subject to the handshake deadline")
+            server.close(id, code: 1000, reason: "done")
+        }
+    }
+
     @Test func stopClosesEveryConnectionAndIsSafeTwice() throws {
         let recorder = Recorder()
         let server = WebSocketServer(host: "127.0.0.1", port: 0, path: "/ws", limits: WebSocketLimits(), delegate: recorder)
