@@ -50,6 +50,8 @@ let package = Package(
                        providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Linux calls Glibc's module leaves out (eventfd, epoll).
+        .systemLibrary(name: "CSystem", path: "Shared/CSystem"),
         // tcmalloc, which every executable allocates through (`Allocator`, linked by Runtime).
         .systemLibrary(name: "CTCMalloc", path: "Shared/CTCMalloc", pkgConfig: "libtcmalloc_minimal",
                        providers: [.apt(["libgoogle-perftools-dev"])]),
@@ -68,7 +70,7 @@ let package = Package(
         .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema", swiftSettings: hotPath),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo", swiftSettings: hotPath),
         // Process basics (flags, logging, clock, signals, shard layout, the allocator): everything links it, none of it touches SQLite.
-        .target(name: "Runtime", dependencies: ["CTCMalloc", "Caches", "Threads", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
+        .target(name: "Runtime", dependencies: ["CSystem", "CTCMalloc", "Caches", "Threads", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
         // What the gateway and the workers share about the event bus: event envelopes, CURVE, metrics.
         .target(name: "Bus", dependencies: ["ZeroMQ", "JSON", "Schema", "Credentials", "Runtime"], path: "Shared/Bus", swiftSettings: hotPath),
         // A service's events: the outbox, following the bus and catching up from publishers.
@@ -78,7 +80,8 @@ let package = Package(
         .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events"],
                 path: "Shared/Worker", swiftSettings: hotPath),
         .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials", swiftSettings: hotPath),
-        .target(name: "Client", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing"], path: "Shared/Client", swiftSettings: hotPath),
+        .target(name: "Client", dependencies: ["Caches", "ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing", "Runtime", "Threads"],
+                path: "Shared/Client", swiftSettings: hotPath),
         // The one HTTP/1.1 server (REST API, device edge, /metrics, the WebSocket handshake) on libmicrohttpd.
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "Threads"], path: "Shared/HTTP"),
         // An HTTP/2 client on libcurl: many requests at once as streams on one kept connection (APNs).
@@ -123,7 +126,7 @@ let package = Package(
         .executableTarget(name: "apns", dependencies: ["ApnsKit", "Runtime", "Worker"], path: "Services/Apns"),
 
         // The REST API (EngageLab v4, JPush v3): HTTP on libmicrohttpd, each call signed bus commands.
-        .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Schema", "Runtime", "ZeroMQ", "HTTP"],
+        .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Majordomo", "Schema", "Runtime", "ZeroMQ", "HTTP"],
                 path: "Services/ApiKit"),
         .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ", "HTTP"], path: "Services/Api"),
 

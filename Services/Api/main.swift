@@ -15,7 +15,7 @@ do {
     try DataDirectory.prepare(options.dataDirectory, logger: logger)
     let secrets = try Secrets.load(directory: options.dataDirectory)
     let bus = try BusLink(endpoint: options.endpoint, secrets: secrets, serverKey: options.curveServerKey,
-                          timeoutMilliseconds: options.requestTimeoutMilliseconds)
+                          timeoutMilliseconds: options.requestTimeoutMilliseconds, slots: options.handlerThreads)
     let api = Api(secrets: secrets, bus: bus, quota: AppQuota(quota: options.appQuota, windowSeconds: options.quotaWindowSeconds),
                   logger: logger)
     let (host, port) = try options.address()
@@ -35,6 +35,7 @@ do {
     }
     server.stop()
     pool.stop()
+    bus.stop()
     logger.info("stopped")
     exit(0)
 } catch {

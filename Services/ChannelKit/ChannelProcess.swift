@@ -20,7 +20,7 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
     public init(settings: ChannelSettings, options: WorkerOptions, secrets: Secrets, logger: Logger) throws {
         shard = options.shard
         self.logger = logger
-        uplink = Uplink(endpoint: options.endpoint, serverKey: options.curveServerKey, secrets: secrets,
+        uplink = try Uplink(endpoint: options.endpoint, serverKey: options.curveServerKey, secrets: secrets,
                         service: options.shard.serviceName(Service.channel.name), slots: settings.uplinkSlots, logger: logger)
         host = LiveHost(host: options.shard.index, secrets: secrets, uplink: uplink, helloTimeout: Double(settings.helloTimeoutSeconds),
                         logger: logger)
@@ -66,7 +66,6 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
 
     public func start(context: Context) throws {
         let stopper = Stopper(context: context)
-        BackgroundThread.start("channel-uplink", logger: logger) { [uplink] in try uplink.run(context: context, until: stopper) }
         BackgroundThread.start("channel-sweep", logger: logger) { [host] in
             while !stopper.isRequested {
                 usleep(1_000_000)

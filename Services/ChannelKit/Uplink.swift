@@ -4,27 +4,19 @@ import Caches
 import Foundation
 import Runtime
 import Schema
+import Synchronization
 import ZeroMQ
 
-/// A channel process's requests to the bus, on a thread of its own: telling devices' shards of
+/// A channel process's requests to the bus, on a `BusLoop` of its own: telling devices' shards of
 /// connections and acknowledgements, reporting devices' statistics, and handing a shard's messages
 /// to the process holding the connections. Any thread may `enqueue`; a fixed number of clients
 /// each carry one request at a time (the gateway spreads them over the shards), and each answer is
-/// given to its request's completion on this thread. Internal commands are signed as this channel
+/// given to its request's completion on the loop's thread. Internal commands are signed as this channel
 /// process; a device's own reports (`stats.report`, `page.enter`) as the device, with the key derived
 /// from server.key (the device proved itself by its hello).
-public final class Uplink: @unchecked Sendable {
-    /// One request: where it goes, and what to do with the reply body (nil: no answer in time).
-    public struct Job {
-        let service: String
-        let command: Command
-        let payload: Data
-        let lane: Lane
-        let completion: ((Data?) -> Void)?
-    }
-
+public final class Uplink: Sendable {
     /// How soon a request goes, and what happens when too many wait.
-    public enum Lane: Int, CaseIterable {
+    public enum Lane: Int, CaseIterable, Sendable {
         /// What a device waits for or presence depends on (its messages on their way to another
         /// channel process, attachments, acknowledgements gathered by message, detachments, a
         /// restart's reset): first, never dropped.
@@ -54,101 +46,38 @@ public final class Uplink: @unchecked Sendable {
         }
     }
 
-    private let lock = NSCondition()
-    /// Waiting jobs by lane, so a flood of one device's reports never holds up another's attachment.
-    private var lanes: [FirstInFirstOut<Job>] = Lane.allCases.map { _ in FirstInFirstOut() }
-    private var dropped = 0
-    private var droppedReportedAt = 0.0
-    private let endpoint: String
-    private let serverKey: String?
-    private let secrets: Secrets
-    private let service: String
-    private let slots: Int
-    private let timeoutMilliseconds: Int
+    private let loop: BusLoop
     private let logger: Logger
+    /// Requests dropped when last reported, and when.
+    private let reported = Mutex((dropped: 0, at: 0.0))
 
     public init(endpoint: String, serverKey: String?, secrets: Secrets, service: String, slots: Int = 16,
-                timeoutMilliseconds: Int = 5000, logger: Logger) {
-        self.endpoint = endpoint
-        self.serverKey = serverKey
-        self.secrets = secrets
-        self.service = service
-        self.slots = slots
-        self.timeoutMilliseconds = timeoutMilliseconds
+                timeoutMilliseconds: Int = 5000, logger: Logger) throws {
         self.logger = logger
+        loop = try BusLoop(name: "channel-uplink", endpoint: endpoint, context: try Context(), serverKey: serverKey, slots: slots,
+                           lanes: Lane.allCases.map { BusPool.Lane(share: $0.share(of: slots), limit: $0.limit) },
+                           timeoutMilliseconds: timeoutMilliseconds) {
+            Signer(service: service, secrets: secrets, forApps: true)
+        }
     }
 
     /// Queues `payload` for `command` to `service` (the owning service when nil) in `lane`. Never
-    /// blocks; a job its full lane cannot take is dropped (its completion is not called).
+    /// blocks; a job its full lane cannot take is dropped (its completion hears nil), and drops are
+    /// logged at most every ten seconds.
     public func enqueue<P: Encodable>(_ command: Command, _ payload: P, to service: String? = nil, lane: Lane,
-                                      completion: ((Data?) -> Void)? = nil) {
-        let job = Job(service: service ?? command.service.name, command: command, payload: WireCodec.encode(payload), lane: lane,
-                      completion: completion)
-        lock.lock()
-        defer { lock.unlock() }
-        guard lanes[lane.rawValue].count < lane.limit else {
-            dropped += 1
-            let now = Date().timeIntervalSince1970
-            if now - droppedReportedAt >= 10 {
-                logger.warning("the uplink is full: device reports are dropped", ["lane": "\(lane)", "dropped": dropped])
-                droppedReportedAt = now
-            }
-            return
+                                      completion: (@Sendable (Data?) -> Void)? = nil) {
+        loop.submit(BusLoop.Request(service: service ?? command.service.name, body: [Data(command.name.utf8), WireCodec.encode(payload)],
+                                    lane: lane.rawValue) { reply in completion?(reply) })
+        let dropped = loop.refused
+        let now = Date().timeIntervalSince1970
+        let report = reported.withLock { last -> Bool in
+            guard dropped > last.dropped, now - last.at >= 10 else { return false }
+            last = (dropped, now)
+            return true
         }
-        lanes[lane.rawValue].append(job)
-        lock.signal()
+        if report { logger.warning("the uplink is full: device reports are dropped", ["dropped": dropped]) }
     }
 
-    /// Sends and answers until `stopper` is requested.
-    public func run(context: Context, until stopper: Stopper) throws {
-        let signer = Signer(service: service, secrets: secrets, forApps: true)
-        let clients = try (0..<slots).map { _ in
-            try MajordomoClient(endpoint: endpoint, context: context, timeoutMilliseconds: timeoutMilliseconds, serverKey: serverKey)
-        }
-        for client in clients { client.signer = signer }
-        var inFlight: [(job: Job, deadline: Int64)?] = Array(repeating: nil, count: slots)
-        while !stopper.isRequested {
-            let free = inFlight.indices.filter { inFlight[$0] == nil }
-            let room = Lane.allCases.map { lane in lane.share(of: slots) - inFlight.count { $0?.job.lane == lane } }
-            let jobs = take(free.count, room: room, wait: free.count == slots)
-            for (slot, job) in zip(free, jobs) {
-                do {
-                    try clients[slot].send(job.service, [Data(job.command.name.utf8), job.payload])
-                    inFlight[slot] = (job, Clock.milliseconds() + Int64(timeoutMilliseconds))
-                } catch {
-                    logger.warning("a channel request could not be sent", ["command": job.command.name, "error": error])
-                    job.completion?(nil)
-                }
-            }
-            guard inFlight.contains(where: { $0 != nil }) else { continue }
-            var poller = Poller(clients.map(\.socket))
-            _ = try poller.poll(timeout: 1)
-            let now = Clock.milliseconds()
-            for slot in inFlight.indices {
-                guard let (job, deadline) = inFlight[slot] else { continue }
-                if let reply = try? clients[slot].receiveReply() {
-                    inFlight[slot] = nil
-                    job.completion?(reply.first)
-                } else if now > deadline {
-                    try? clients[slot].abandon()
-                    inFlight[slot] = nil
-                    logger.warning("a channel request got no answer in time", ["command": job.command.name])
-                    job.completion?(nil)
-                }
-            }
-        }
-    }
-
-    /// Up to `count` queued jobs, at most `room[lane]` of each lane, in lane order; when `wait`,
-    /// waits up to a tenth of a second for the first.
-    private func take(_ count: Int, room: [Int], wait: Bool) -> [Job] {
-        lock.lock()
-        defer { lock.unlock() }
-        if wait && lanes.allSatisfy(\.isEmpty) { _ = lock.wait(until: Date().addingTimeInterval(0.1)) }
-        var taken: [Job] = []
-        for lane in lanes.indices where taken.count < count {
-            taken += lanes[lane].take(max(0, min(count - taken.count, room[lane])))
-        }
-        return taken
-    }
+    /// Ends the loop; what waits hears nil.
+    public func stop() { loop.stop() }
 }

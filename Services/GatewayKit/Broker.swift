@@ -47,7 +47,7 @@ public final class Broker {
     var strangers = ThrottledCount()
     private var registerRate: RegistrationRateLimit
     /// The virtual service a device sends every command to; the gateway routes it by the command.
-    public static let deviceService = "device"
+    public static let deviceService = MDP.deviceService
     /// Body frames a request may have; device commands have two.
     static let maxBodyFrames = 16
 

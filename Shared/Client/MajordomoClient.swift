@@ -77,7 +77,7 @@ public final class MajordomoClient {
 
     /// Sends a device command through the gateway's `device` routing and returns the reply JSON.
     public func call(_ command: String, payload: Data) throws -> Data {
-        let body = try request("device", [Data(command.utf8), payload])
+        let body = try request(MDP.deviceService, [Data(command.utf8), payload])
         guard body.count == 1 else { throw ClientError.malformedReply("expected one JSON frame, got \(body.count)") }
         return body[0]
     }

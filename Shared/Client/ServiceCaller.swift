@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Schema
 import ZeroMQ
 
@@ -27,9 +28,28 @@ public final class ServiceCaller {
         do { answer = try client.call(command, payload, as: R.self) } catch ClientError.timeout(let ms) {
             throw CommandError(.timeout, "\(command.service.name) did not answer \(command.name) within \(ms) ms")
         }
+        return try Self.body(of: answer, command)
+    }
+
+    /// The body of a success, or the refusal as a `CommandError`.
+    public static func body<R>(of answer: Reply<R>, _ command: Command) throws(CommandError) -> R {
         guard answer.code.isSuccess, let body = answer.body else {
             throw CommandError(answer.code, answer.message ?? "\(command.name) failed")
         }
         return body
+    }
+
+    /// The reply frame `frame` of `command` as `R`: its body, or the service's refusal; nil (no
+    /// answer in time) is 6002.
+    public static func decode<R: Codable & Sendable>(_ frame: Data?, of command: Command, as reply: R.Type,
+                                                     timeoutMilliseconds: Int) throws(CommandError) -> R {
+        guard let frame else {
+            throw CommandError(.timeout, "\(command.service.name) did not answer \(command.name) within \(timeoutMilliseconds) ms")
+        }
+        let answer: Reply<R>
+        do { answer = try JSONTreeDecoder().decode(Reply<R>.self, from: frame) } catch {
+            throw CommandError(.internalError, "the reply of \(command.name) does not decode: \(error)")
+        }
+        return try body(of: answer, command)
     }
 }

@@ -10,6 +10,9 @@ public enum MDP {
     public static let mmiPrefix = "mmi."
     /// PushBus's MMI service that hands a connecting worker the challenge to sign into its READY.
     public static let challengeService = "mmi.challenge"
+    /// The gateway's virtual service a device command goes to: it routes the command to the service
+    /// that owns it (`Broker.deviceService`).
+    public static let deviceService = "device"
     /// Longest service name accepted.
     public static let maxServiceNameBytes = 255
 }

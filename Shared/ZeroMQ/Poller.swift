@@ -5,9 +5,12 @@ public struct Poller {
     private var items: [zmq_pollitem_t]
     private let sockets: [Socket]
 
-    public init(_ sockets: [Socket]) {
+    /// Polls `sockets` and, after them, plain descriptors `fds` (an eventfd another thread writes
+    /// to wake the loop, say) for reading.
+    public init(_ sockets: [Socket], fds: [Int32] = []) {
         self.sockets = sockets
         items = sockets.map { zmq_pollitem_t(socket: $0.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0) }
+            + fds.map { zmq_pollitem_t(socket: nil, fd: $0, events: Int16(ZMQ_POLLIN), revents: 0) }
     }
 
     /// Blocks up to `timeout` milliseconds (-1 = forever) and returns the sockets that have a
@@ -35,6 +38,11 @@ public struct Poller {
 
         public var isEmpty: Bool { !items.contains(where: Self.isReady) }
 
+        /// Whether plain descriptor `fd` is readable.
+        public func contains(fd: Int32) -> Bool {
+            items.contains { $0.socket == nil && $0.fd == fd && Self.isReady($0) }
+        }
+
         public func makeIterator() -> Iterator { Iterator(ready: self) }
 
         public struct Iterator: IteratorProtocol {
@@ -44,7 +52,7 @@ public struct Poller {
             fileprivate init(ready: Ready) { self.ready = ready }
 
             public mutating func next() -> Socket? {
-                while index < ready.items.count {
+                while index < ready.sockets.count {
                     defer { index += 1 }
                     if Ready.isReady(ready.items[index]) { return ready.sockets[index] }
                 }
