@@ -64,16 +64,24 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
         }
     }
 
-    public func start(context: Context) throws {
-        let stopper = Stopper(context: context)
-        BackgroundThread.start("channel-sweep", logger: logger) { [host] in
-            while !stopper.isRequested {
-                usleep(1_000_000)
-                host.sweep()
-            }
-        }
+    /// Tells the shards of this start, and opens the WebSocket port. Throws when the port cannot be bound.
+    public func start() throws {
         announceStart()
         try server.start()
         logger.info("serving devices", ["listen": "\(server.boundPort)", "host": host.host, "boot": host.boot])
+    }
+}
+
+/// The channel's timer beside its worker: each second, connections that have not said hello in
+/// time are closed (`LiveHost.sweep`).
+public final class ChannelSweep: SideLoop {
+    public let name = "channel-sweep"
+    private let host: LiveHost
+
+    public init(host: LiveHost) { self.host = host }
+
+    public func pass(now: Double) throws -> Double {
+        host.sweep()
+        return 1
     }
 }

@@ -1,20 +1,27 @@
 import Client
+import Credentials
 import Foundation
 import Runtime
 import Schema
 import SQLite
+import Worker
 import ZeroMQ
 
-/// The expanding half of the fan-out, on a thread of its own with its own connection to the push
-/// database and its own client of the gateway: turns each accepted message's audience into
-/// deliveries a page at a time (committed with the page's cursor, so a restart resumes after the
-/// last committed page) while the sending half keeps the senders busy, and rings the sending
-/// half's doorbell after each page. It pauses while `--backlog` notifications are due and unsent.
-///
-/// Made on the main thread and then used only by the thread `Fanout.start` gives it (hence unchecked Sendable).
-final class Expander: @unchecked Sendable {
-    private let store: Store
-    private let gateway: ServiceCaller
+/// The expanding half of the fan-out, a side loop with its own connection to the push database and
+/// its own client of the gateway: turns each accepted message's audience into deliveries a page at
+/// a time (committed with the page's cursor, so a restart resumes after the last committed page)
+/// while the sending half keeps the senders busy, and rings the sending half's doorbell after each
+/// page. It pauses while `--backlog` notifications are due and unsent.
+public final class Expander: SideLoop {
+    public let name = "fanout-expand"
+    private let path: String
+    private let secrets: Secrets
+    private let endpoint: String
+    private let serverKey: String?
+    private let service: String
+    private var store: Store!
+    private var gateway: ServiceCaller!
+    private var ringer: Socket!
     private let settings: PushSettings
     private let logger: Logger
     private let fanout = FanoutStore()
@@ -32,43 +39,42 @@ final class Expander: @unchecked Sendable {
         case backlogFull
     }
 
-    init(store: Store, gateway: ServiceCaller, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
-        self.store = store
-        self.gateway = gateway
+    /// `pagesReady` is rung after each page; the sending half (`Fanout`) waits on it.
+    public init(path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String, settings: PushSettings,
+                logger: Logger, pagesReady: Doorbell) {
+        self.path = path
+        self.secrets = secrets
+        self.endpoint = endpoint
+        self.serverKey = serverKey
+        self.service = service
         self.settings = settings
         self.logger = logger
         self.pagesReady = pagesReady
     }
 
-    /// Runs until `stopper` is requested; between messages it looks for new ones every `idleMilliseconds`.
-    func run(until stopper: Stopper) throws {
-        let stop = try stopper.makeReceiver()
-        let ringer = try pagesReady.makeRinger()
-        defer { stop.close(); ringer.close() }
-        while !stopper.isRequested {
-            do {
-                let wait: Int
-                switch try expand(now: Date().timeIntervalSince1970) {
-                case .expanded:
-                    Doorbell.ring(ringer)
-                    continue
-                case .idle: wait = Self.idleMilliseconds
-                case .backlogFull: wait = Self.fullMilliseconds
-                }
-                var poller = Poller([stop])
-                _ = try poller.poll(timeout: wait)
-            } catch {
-                // The database busy past its timeout, say: nothing was committed, so the pass is redone.
-                logger.warning("an expansion pass failed; trying again in a second", ["error": error])
-                usleep(1_000_000)
-            }
+    public func prepare(context: Context) throws {
+        store = try Fanout.openStore(path)
+        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
+        ringer = try pagesReady.makeRinger()
+    }
+
+    public func finish() { ringer.close() }
+
+    /// Expands a page (then at once again), or between messages looks for new ones every `idleSeconds`.
+    public func pass(now: Double) throws -> Double {
+        switch try expand(now: now) {
+        case .expanded:
+            Doorbell.ring(ringer)
+            return 0
+        case .idle: return Self.idleSeconds
+        case .backlogFull: return Self.fullSeconds
         }
     }
 
     /// How often an idle expander looks for a new message: a fired local notification waits at most this long.
-    static let idleMilliseconds = 20
+    static let idleSeconds = 0.02
     /// How often it looks again while the senders have `--backlog` notifications queued (seconds' worth).
-    static let fullMilliseconds = 100
+    static let fullSeconds = 0.1
 
     /// Expands one page of the oldest open message, or the whole of it and of the direct messages of
     /// its app after it (one `device.tokens` and one transaction for many fired local

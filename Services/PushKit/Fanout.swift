@@ -8,74 +8,84 @@ import Schema
 import SQLite
 import ZeroMQ
 
-/// The sending half of the push service, on two threads of its own, each with its own connection
-/// to the push database: the `Expander` turns each accepted message's audience into deliveries a
-/// page at a time, and this one hands due deliveries to the `apns` senders with bounded flow and
-/// records every answer: sent, failed by reason, or retried later (429, 5xx, no answer) with
-/// backoff honouring `retry-after`. Tokens APNs reports dead are disabled in registration. Two
-/// threads, so that the senders are kept busy while a page's bus calls are waited on.
-///
-/// Made on the main thread and then used only by the sending thread `start` gives it (hence unchecked Sendable).
-public final class Fanout: @unchecked Sendable {
-    private let store: Store
-    private let gateway: ServiceCaller
-    private let pool: SenderPool
+/// The sending half of the push service, a side loop with its own connection to the push database:
+/// hands due deliveries to the `apns` senders (and the device channel) through a `BusPool` whose
+/// slots are the flow control (never more than `slots × batch` notifications unanswered), and
+/// records every answer: sent, failed by reason, or retried later (429, 5xx, no answer) with backoff
+/// honouring `retry-after`. Tokens APNs reports dead are disabled in registration. The `Expander`,
+/// another side loop, turns audiences into deliveries meanwhile, so the senders are kept busy while
+/// a page's bus calls are waited on.
+public final class Fanout: SideLoop {
+    public let name = "fanout-send"
+    private let path: String
+    private let secrets: Secrets
+    private let endpoint: String
+    private let serverKey: String?
+    private let service: String
+    private var store: Store!
+    private var gateway: ServiceCaller!
+    private var pool: BusPool!
+    private var pages: Socket!
     private let settings: PushSettings
     private let logger: Logger
     private let fanout = FanoutStore()
     private let notifications: NotificationBuilder
-    private let expander: Expander
     /// Rung by the expander after each page it commits.
     private let pagesReady: Doorbell
+    /// The answers the pool's completions handed over in this pass, recorded together.
+    private var answered: [(request: InFlight, reply: Data?)] = []
 
-    public init(path: String, secrets: Secrets, endpoint: String, context: Context, serverKey: String?,
-                service: String, settings: PushSettings, logger: Logger) throws {
-        // Not synced at each commit: a kill loses nothing (the WAL is in the OS), and what a power
-        // loss could take back is a last batch of results, whose notifications are then sent again.
-        store = try Self.openStore(path)
-        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
-        pagesReady = Doorbell(context: context)
-        expander = Expander(store: try Self.openStore(path),
-                            gateway: try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey),
-                            settings: settings, logger: logger, pagesReady: pagesReady)
-        self.settings = settings
-        self.logger = logger
-        notifications = NotificationBuilder(credentials: CredentialStore(secrets: secrets))
-        pool = try SenderPool(slots: settings.senderSlots, endpoint: endpoint, context: context, secrets: secrets, service: service,
-                              serverKey: serverKey, timeout: Double(settings.senderTimeoutSeconds))
+    /// One request out to the senders: its command and the deliveries it carries.
+    struct InFlight {
+        let command: Command
+        let deliveries: [FanoutStore.Delivery]
     }
 
-    private static func openStore(_ path: String) throws -> Store {
+    public init(path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String, settings: PushSettings,
+                logger: Logger, pagesReady: Doorbell) {
+        self.path = path
+        self.secrets = secrets
+        self.endpoint = endpoint
+        self.serverKey = serverKey
+        self.service = service
+        self.settings = settings
+        self.logger = logger
+        self.pagesReady = pagesReady
+        notifications = NotificationBuilder(credentials: CredentialStore(secrets: secrets))
+    }
+
+    /// Not synced at each commit: a kill loses nothing (the WAL is in the OS), and what a power loss
+    /// could take back is a last batch of results, whose notifications are then sent again.
+    static func openStore(_ path: String) throws -> Store {
         try Store(path: path, migrations: ServiceStorage.migrations(PushSchema.migrations), durable: false)
     }
 
-    /// Runs the fan-out's two threads for the life of the process (`BackgroundThread`).
-    public func start(context: Context) throws {
-        // Leases left by a process that stopped are released before either thread starts.
+    /// Its store, its clients, and the leases a process that stopped left behind, released.
+    public func prepare(context: Context) throws {
+        store = try Self.openStore(path)
+        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
+        pool = try BusPool(endpoint: endpoint, context: context, signer: Signer(service: service, secrets: secrets), serverKey: serverKey,
+                           slots: settings.senderSlots, timeoutMilliseconds: settings.senderTimeoutSeconds * 1000)
+        pages = try pagesReady.makeReceiver()
         try store.write { db in try fanout.releaseLeases(db) }
-        BackgroundThread.start("fanout-expand", logger: logger) { try self.expander.run(until: Stopper(context: context)) }
-        BackgroundThread.start("fanout-send", logger: logger) { try self.run(until: Stopper(context: context)) }
     }
 
-    /// Sends and records answers until `stopper` is requested.
-    private func run(until stopper: Stopper) throws {
-        let stop = try stopper.makeReceiver()
-        let pages = try pagesReady.makeReceiver()
-        defer { stop.close(); pages.close() }
-        while !stopper.isRequested {
-            let now = Date().timeIntervalSince1970
-            do {
-                var busy = try collect(now: now)
-                busy = try dispatch(now: now) || busy
-                guard !busy else { continue }
-                var poller = Poller(pool.sockets + [stop, pages])
-                if try poller.poll(timeout: try idleMilliseconds(now: now)).contains(pages) { Doorbell.drain(pages) }
-            } catch {
-                // The database busy past its timeout, say: nothing was committed, so the pass is redone.
-                logger.warning("a fan-out pass failed; trying again in a second", ["error": error])
-                usleep(1_000_000)
-            }
-        }
+    public var sockets: [Socket] { pool.sockets + [pages] }
+
+    public func finish() {
+        pool.cancelAll()
+        pages.close()
+    }
+
+    /// Records the senders' answers and fills the free slots; at once again while there was work,
+    /// else when the next retry falls due (a tenth of a second at most: a new page may have come).
+    public func pass(now: Double) throws -> Double {
+        Doorbell.drain(pages)
+        pool.service(now: Clock.milliseconds())
+        var busy = try collect(now: now)
+        busy = try dispatch(now: now) || busy
+        pool.service(now: Clock.milliseconds())
+        return busy ? 0 : try idleSeconds(now: now)
     }
 
     // MARK: sending
@@ -97,39 +107,38 @@ public final class Fanout: @unchecked Sendable {
                 try tally.record(db, fanout)
             }
         }
-        var unsent: [FanoutStore.Delivery] = []
         for batch in built.requests.flatMap({ $0.split(into: settings.batchSize) }) {
-            if try !pool.send(.apnsSend, batch.request, deliveries: batch.deliveries, now: now) { unsent += batch.deliveries }
+            submit(.apnsSend, batch.request, batch.deliveries)
         }
-        for batch in built.channel {
-            if try !pool.send(.liveDeliver, batch.request, deliveries: batch.deliveries, now: now) { unsent += batch.deliveries }
-        }
-        if !unsent.isEmpty {
-            try store.write { db in for delivery in unsent { try fanout.unlease(db, delivery, due: now) } }
-        }
+        for batch in built.channel { submit(.liveDeliver, batch.request, batch.deliveries) }
         return true
+    }
+
+    private func submit<Request: Encodable>(_ command: Command, _ request: Request, _ deliveries: [FanoutStore.Delivery]) {
+        let inFlight = InFlight(command: command, deliveries: deliveries)
+        pool.submit(BusPool.Job(service: command.service.name, body: [Data(command.name.utf8), WireCodec.encode(request)]) { [unowned self] reply in
+            answered.append((inFlight, reply))
+        })
     }
 
     /// Records the senders' answers. True when any came.
     private func collect(now: Double) throws -> Bool {
-        let (answered, expired) = try pool.collect(now: now)
-        guard !answered.isEmpty || !expired.isEmpty else { return false }
+        guard !answered.isEmpty else { return false }
+        let answers = answered
+        answered = []
         var dead: [String: [InvalidToken]] = [:]
         try store.write { db in
             var tally = Tally()
-            for request in expired {
-                logger.warning("an apns sender did not answer in time; its notifications are queued again", ["notifications": request.deliveries.count])
-                for delivery in request.deliveries { try settle(db, delivery, result: nil, now: now, &tally) }
-            }
-            for (request, body) in answered {
+            for (request, body) in answers {
                 if request.command == .liveDeliver {
                     try settleChannel(db, request, body.flatMap { try? WireCodec.decode(Reply<LiveDelivered>.self, from: $0) }, now: now, &tally)
                     continue
                 }
                 let reply = body.flatMap { try? WireCodec.decode(Reply<ApnsSent>.self, from: $0) }
                 guard let reply, reply.code.isSuccess, let sent = reply.body else {
-                    // No sender took it in time, or it could not answer: what became of the
-                    // notifications is unknown, so each counts an attempt and is tried again later.
+                    // No sender took it in time, or it could not answer (or the pool gave up on
+                    // it at its deadline): what became of the notifications is unknown, so each
+                    // counts an attempt and is tried again later.
                     logger.warning("apns.send got no answer; its notifications are tried again",
                                    ["code": reply?.code.rawValue ?? -1, "message": reply?.message ?? "unreadable reply"])
                     for delivery in request.deliveries { try settle(db, delivery, result: nil, now: now, &tally) }
@@ -172,7 +181,7 @@ public final class Fanout: @unchecked Sendable {
     /// Records a `live.deliver` answer: a device whose message the channel keeps counts as sent, one
     /// it could not take (not connected for a time_to_live of 0, unknown) as failed; no answer
     /// counts an attempt and is tried again.
-    private func settleChannel(_ db: Database, _ request: SenderPool.InFlight, _ reply: Reply<LiveDelivered>?, now: Double,
+    private func settleChannel(_ db: Database, _ request: InFlight, _ reply: Reply<LiveDelivered>?, now: Double,
                                _ tally: inout Tally) throws {
         for delivery in request.deliveries {
             guard let reply, reply.code.isSuccess, let devices = reply.body?.devices else {
@@ -216,8 +225,8 @@ public final class Fanout: @unchecked Sendable {
 
     /// How long to wait for an answer when there is nothing else to do: until the next retry falls
     /// due, at most a tenth of a second (a new message may have come).
-    private func idleMilliseconds(now: Double) throws -> Int {
-        guard let due = try store.read({ db in try fanout.nextDue(db) }) else { return 100 }
-        return max(1, min(100, Int((due - now) * 1000)))
+    private func idleSeconds(now: Double) throws -> Double {
+        guard let due = try store.read({ db in try fanout.nextDue(db) }) else { return 0.1 }
+        return max(0.001, min(0.1, due - now))
     }
 }

@@ -4,14 +4,14 @@ import SchedulerKit
 import Worker
 import ZeroMQ
 
-// The scheduler: a worker for local notifications and server-side schedules, and on a thread of its
-// own the firer that turns each due schedule into a push.send.
+// The scheduler: a worker for local notifications and server-side schedules, and beside it the
+// firer (a side loop) that turns each due schedule into a push.send.
 ServiceMain.run(.scheduler, summary: "PushBus scheduler service: local notifications fired on time and kept across restarts, and server-side scheduled pushes.",
-                settings: SchedulerSettings.self) { settings, options, logger in
+                settings: SchedulerSettings.self) { settings, options, logger, sides in
     let path = try options.databasePath("scheduler")
     let name = options.shard.serviceName("scheduler")
     let handler = try SchedulerHandler(path: path, settings: settings, publisher: name, logger: logger)
-    try ScheduleFirer(path: path, secrets: try Secrets.load(directory: options.dataDirectory), endpoint: options.endpoint,
-                      context: try Context(), serverKey: options.curveServerKey, service: name, logger: logger).start()
+    sides.add(ScheduleFirer(path: path, secrets: try Secrets.load(directory: options.dataDirectory), endpoint: options.endpoint,
+                            serverKey: options.curveServerKey, service: name, logger: logger))
     return handler
 }

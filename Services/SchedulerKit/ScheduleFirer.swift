@@ -8,47 +8,52 @@ import SQLite
 import Worker
 import ZeroMQ
 
-/// Fires the server-side scheduled pushes, on a thread of its own with its own connection to the
-/// scheduler's database: each due schedule becomes exactly one `push.send`, whose msg_id is then
+/// Fires the server-side scheduled pushes, a side loop of the scheduler with its own connection to
+/// the scheduler's database and its own client of the gateway: each due schedule becomes exactly one `push.send`, whose msg_id is then
 /// recorded and the schedule moved to its next time. The push carries a `cid` made of the schedule
 /// and the time it fires for, so a firing repeated after a crash between the send and the record
 /// (or after a timeout) gets the first msg_id back and sends nothing again. A schedule due while the
 /// scheduler was down fires when it starts, once, and then follows its trigger.
-///
-/// Made on the main thread and then used only by the thread `start` gives it (hence unchecked Sendable).
-public final class ScheduleFirer: @unchecked Sendable {
-    private let store: Store
-    private let gateway: ServiceCaller
+public final class ScheduleFirer: SideLoop {
+    public let name = "schedules"
+    private let path: String
+    private let secrets: Secrets
+    private let endpoint: String
+    private let serverKey: String?
+    private let service: String
+    private var store: Store!
+    private var gateway: ServiceCaller!
     private let schedules = PushScheduleStore()
     private let logger: Logger
+    private var retryAfter: [String: Double] = [:]
     /// When a firing that got no answer is tried again.
     static let retryDelay = 2.0
 
-    public init(path: String, secrets: Secrets, endpoint: String, context: Context, serverKey: String?, service: String,
-                logger: Logger) throws {
-        store = try Store(path: path, migrations: ServiceStorage.migrations(SchedulerSchema.migrations))
-        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey,
-                                    timeoutMilliseconds: 10_000)
+    public init(path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String, logger: Logger) {
+        self.path = path
+        self.secrets = secrets
+        self.endpoint = endpoint
+        self.serverKey = serverKey
+        self.service = service
         self.logger = logger
     }
 
-    /// Runs for the life of the process (`BackgroundThread`).
-    public func start() { BackgroundThread.start("schedules", logger: logger) { try self.run() } }
+    public func prepare(context: Context) throws {
+        store = try Store(path: path, migrations: ServiceStorage.migrations(SchedulerSchema.migrations))
+        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey,
+                                    timeoutMilliseconds: 10_000)
+    }
 
-    private func run() throws {
-        var retryAfter: [String: Double] = [:]
-        while true {
-            let now = Date().timeIntervalSince1970
-            let due = try store.read { db in try schedules.due(db, now: now, limit: 16) }
-                .filter { retryAfter[$0.id].map { $0 <= now } ?? true }
-            for schedule in due {
-                if fire(schedule, now: now) { retryAfter[schedule.id] = nil } else { retryAfter[schedule.id] = now + Self.retryDelay }
-            }
-            if due.isEmpty {
-                let next = try store.read { db in try schedules.nextDue(db) } ?? now + 1
-                usleep(useconds_t(max(0.01, min(0.25, next - now)) * 1_000_000))
-            }
+    /// Fires what is due (a few at a time); then waits for the next due schedule, a quarter second at most.
+    public func pass(now: Double) throws -> Double {
+        let due = try store.read { db in try schedules.due(db, now: now, limit: 16) }
+            .filter { retryAfter[$0.id].map { $0 <= now } ?? true }
+        for schedule in due {
+            if fire(schedule, now: now) { retryAfter[schedule.id] = nil } else { retryAfter[schedule.id] = now + Self.retryDelay }
         }
+        guard due.isEmpty else { return 0 }
+        let next = try store.read { db in try schedules.nextDue(db) } ?? now + 1
+        return max(0.01, min(0.25, next - now))
     }
 
     /// Sends one firing and records it; false when it must be tried again (no answer, or the push

@@ -9,9 +9,10 @@ public enum ServiceMain {
     /// Never returns. Exit codes: 0 stopped cleanly, 1 failed to start or crashed, 64 usage error.
     /// `settings` are the service's own flags, besides every worker's (`WorkerOptions`).
     /// `workerDefaults` are the worker flags' defaults for this service (the apns sender's credit).
+    /// `makeHandler` builds the handler and adds the service's side loops, if any, to `SideLoops`.
     public static func run<Settings: Options>(_ service: Service, summary: String, settings: Settings.Type,
                                               workerDefaults: WorkerOptions = WorkerOptions(),
-                                              makeHandler: (Settings, WorkerOptions, Logger) throws -> any RequestHandler) -> Never {
+                                              makeHandler: (Settings, WorkerOptions, Logger, SideLoops) throws -> any RequestHandler) -> Never {
         let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags(defaults: workerDefaults) + Settings.flags)
         let options: WorkerOptions
         let settings: Settings
@@ -22,7 +23,7 @@ public enum ServiceMain {
         let logger = Logger(label: service.name, level: options.logLevel)
         do {
             try DataDirectory.prepare(options.dataDirectory, logger: logger)
-            try serve(service, options, logger) { options, logger in try makeHandler(settings, options, logger) }
+            try serve(service, options, logger) { options, logger, sides in try makeHandler(settings, options, logger, sides) }
             logger.info("stopped")
             exit(0)
         } catch {
@@ -34,18 +35,23 @@ public enum ServiceMain {
     /// A service with no flags of its own.
     public static func run(_ service: Service, summary: String,
                            makeHandler: (WorkerOptions, Logger) throws -> any RequestHandler) -> Never {
-        run(service, summary: summary, settings: NoSettings.self) { _, options, logger in try makeHandler(options, logger) }
+        run(service, summary: summary, settings: NoSettings.self) { _, options, logger, _ in try makeHandler(options, logger) }
     }
 
-    /// Returns once stopped, after the worker has said goodbye and the handler has closed; the
-    /// handler (and with it the database) is released on the way out, before the process exits.
+    /// Returns once stopped, after the worker has said goodbye, the side loops have stopped and the
+    /// handler has closed; the handler (and with it the database) is released on the way out, before
+    /// the process exits.
     private static func serve(_ service: Service, _ options: WorkerOptions, _ logger: Logger,
-                              _ makeHandler: (WorkerOptions, Logger) throws -> any RequestHandler) throws {
-        let handler = try makeHandler(options, logger)
+                              _ makeHandler: (WorkerOptions, Logger, SideLoops) throws -> any RequestHandler) throws {
+        let sides = SideLoops()
+        let handler = try makeHandler(options, logger, sides)
         warnIfAlone(handler.storage.store, service: service, options: options, logger: logger)
+        let context = try Context()
         let worker = ServiceWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
-                                   context: try Context(), logger: logger)
+                                   context: context, logger: logger)
+        sides.start(context: context, logger: logger)
         try Lifecycle.serve(stopper: worker.stopper, parentPID: options.parentPID, logger: logger) { try worker.run() }
+        sides.stop()
         try handler.close()
     }
 

@@ -1,0 +1,106 @@
+import Foundation
+import Runtime
+import Threads
+import ZeroMQ
+
+/// Work a service does beside its worker, on a thread of its own for the life of the process: the
+/// push fan-out, the schedule firer, the channel's sweep. Every one has the same shape: `prepare`
+/// (on its thread: its own store connection, its own sockets), then passes, each doing what is due
+/// and saying how soon it wants the next one, the thread polling the loop's sockets and its stop
+/// pipe in between. A pass that throws committed nothing; it is logged and the loop tries again
+/// after a pause that doubles from one second to thirty. A `prepare` that throws stops the process
+/// (exit 1), for whatever supervises it to start it again, rather than leave the worker serving
+/// without its side work. The process's stop reaches every loop, which then `finish`es.
+public protocol SideLoop: AnyObject {
+    /// The thread's name (the kernel keeps its first 15 bytes).
+    var name: String { get }
+    /// Opens what the loop owns: called once, on the loop's thread, before the first pass.
+    func prepare(context: Context) throws
+    /// Sockets whose activity wakes the loop before its next pass is due (default none).
+    var sockets: [Socket] { get }
+    /// Descriptors (eventfds) whose activity wakes the loop too (default none).
+    var descriptors: [Int32] { get }
+    /// Does what is due at `now` (Unix seconds); returns the seconds until the next pass at the
+    /// latest (0: at once).
+    func pass(now: Double) throws -> Double
+    /// Called once on the loop's thread after its last pass: close sockets, give work back.
+    func finish()
+}
+
+extension SideLoop {
+    public var sockets: [Socket] { [] }
+    public var descriptors: [Int32] { [] }
+    public func prepare(context: Context) throws {}
+    public func finish() {}
+}
+
+/// The side loops of one process: started once the worker is built, stopped (and waited for) once it
+/// has stopped, before the handler closes its database.
+public final class SideLoops: @unchecked Sendable {
+    private var added: [SideLoop] = []
+    private var running: [(stopper: Stopper, done: DispatchSemaphore)] = []
+    private let lock = NSLock()
+
+    public init() {}
+
+    /// Adds `loop`, to be started with the others.
+    public func add(_ loop: SideLoop) { lock.withLock { added.append(loop) } }
+
+    /// Starts every loop added on a thread of its own.
+    func start(context: Context, logger: Logger) {
+        lock.withLock {
+            for loop in added {
+                let stopper = Stopper(context: context)
+                let done = DispatchSemaphore(value: 0)
+                let handed = Unchecked(loop)
+                NamedThread.start(loop.name) {
+                    defer { done.signal() }
+                    Self.run(handed.value, stopper: stopper, context: context, logger: logger)
+                }
+                running.append((stopper, done))
+            }
+            added = []
+        }
+    }
+
+    /// Asks every loop to stop and waits until each has.
+    func stop() {
+        let loops = lock.withLock { running }
+        for loop in loops { loop.stopper.request() }
+        for loop in loops { loop.done.wait() }
+    }
+
+    private static func run(_ loop: SideLoop, stopper: Stopper, context: Context, logger: Logger) {
+        let stop: Socket
+        do {
+            stop = try stopper.makeReceiver()
+            try loop.prepare(context: context)
+        } catch {
+            logger.error("the \(loop.name) loop could not start; the process stops so that it restarts", ["error": error])
+            exit(1)
+        }
+        var failures = 0
+        while !stopper.isRequested {
+            var wait: Double
+            do {
+                wait = try loop.pass(now: Date().timeIntervalSince1970)
+                failures = 0
+            } catch {
+                failures += 1
+                wait = min(30, Double(1 << min(failures - 1, 5)))
+                logger.warning("a \(loop.name) pass failed; trying again", ["error": error, "retry_s": wait])
+            }
+            guard wait > 0 else { continue }
+            var poller = Poller(loop.sockets + [stop], fds: loop.descriptors)
+            _ = try? poller.poll(timeout: Int((wait * 1000).rounded(.up)))
+        }
+        loop.finish()
+        stop.close()
+    }
+
+    /// A loop handed to its thread, which alone uses it from then on.
+    private struct Unchecked: @unchecked Sendable {
+        let value: SideLoop
+        init(_ value: SideLoop) { self.value = value }
+    }
+}
