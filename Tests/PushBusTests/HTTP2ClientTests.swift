@@ -1,6 +1,7 @@
 import Foundation
 import HTTP2Client
 import JSON
+import Synchronization
 import Testing
 
 /// The HTTP/2 client against a fault-injecting server (Tests/apns/h2fault.py): what it does with
@@ -91,7 +92,7 @@ struct HTTP2ClientTests {
     func fairLanes() throws {
         let fault = try H2Fault(["--max-streams", "1"])
         let client = try Self.client(fault)
-        let big = Mutex2<[HTTP2Response]>([])
+        let big = Locked<[HTTP2Response]>([])
         let done = DispatchSemaphore(value: 0)
         client.send(Self.requests(fault, 0..<300, prefix: "big-"), lane: "big") { big.set($0); done.signal() }
         let small = client.sendAndWait(Self.requests(fault, 0..<1, prefix: "small-"), lane: "small")
@@ -244,8 +245,8 @@ struct HTTP2ClientTests {
     func stop() throws {
         let fault = try H2Fault(["--delay", "10"])
         let client = try Self.client(fault) { $0.maxStreams = 1 }
-        let calls = Mutex2(0)
-        let answer = Mutex2<[HTTP2Response]>([])
+        let calls = Locked(0)
+        let answer = Locked<[HTTP2Response]>([])
         let done = DispatchSemaphore(value: 0)
         client.send(Self.requests(fault, 0..<3), lane: "a") { responses in
             calls.update { $0 += 1 }
@@ -266,12 +267,10 @@ struct HTTP2ClientTests {
 }
 
 /// A value shared between a test and the client's loop thread.
-final class Mutex2<Value>: @unchecked Sendable {
-    // Every access holds `lock`.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ new: Value) { lock.withLock { value = new } }
-    func update(_ change: (inout Value) -> Void) { lock.withLock { change(&value) } }
+final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func get() -> Value { value.withLock { $0 } }
+    func set(_ new: Value) { value.withLock { $0 = new } }
+    func update(_ change: (inout Value) -> Void) { value.withLock { change(&$0) } }
 }

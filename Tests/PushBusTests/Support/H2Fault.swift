@@ -4,8 +4,7 @@ import JSON
 /// The fault-injecting HTTP/2 server (Tests/apns/h2fault.py) on an ephemeral port, over TLS with a
 /// certificate made by make-keys.sh (or h2c with `tls: false`), misbehaving as `flags` say. Every
 /// event it logs (accepts, requests, resets, GOAWAYs) is read back with `events`.
-final class H2Fault: @unchecked Sendable {
-    // Immutable after init; the process handle is only killed at deinit.
+final class H2Fault {
     let directory: String
     let process: RunningProcess
     let port: Int
