@@ -1,3 +1,4 @@
+import CTLS
 import Foundation
 import Glibc
 

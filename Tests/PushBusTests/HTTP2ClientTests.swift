@@ -162,6 +162,16 @@ struct HTTP2ClientTests {
         #expect(fault.processed().values.allSatisfy { $0 == 1 }, "the lost ones were not sent again")
     }
 
+    @Test("an idle connection is checked with a PING now and then, and stays open when it is answered")
+    func idlePing() throws {
+        let fault = try H2Fault()
+        let client = try Self.client(fault) { $0.idlePingInterval = 0.2; $0.pingTimeout = 0.5 }
+        #expect(client.sendAndWait(Self.requests(fault, 0..<1), lane: "a")[0].status == 200)
+        #expect(eventually(5) { client.counters.pingsSent >= 3 })
+        #expect(client.sendAndWait(Self.requests(fault, 1..<2), lane: "a")[0].status == 200)
+        #expect(client.counters.connectionsOpened == 1, "the answered PINGs kept it")
+    }
+
     @Test("a connection the server drops with streams open: those end lost, the waiting ones go on a new connection")
     func droppedConnection() throws {
         let fault = try H2Fault(["--close-after", "2"])
