@@ -44,6 +44,8 @@ final class Connection {
     private var pingSentAt: Double?
     /// Why it must close, set where closing at once is not safe (inside nghttp2's callbacks).
     private(set) var failure: String?
+    /// A GOAWAY's error and debug data, when it came with an error.
+    private(set) var goawayReason: String?
 
     /// Starts connecting to `address`; throws when not even a socket could be made. A later
     /// failure (refused, TLS) is kept in `failure` for the loop to close it.
@@ -335,10 +337,18 @@ final class Connection {
                     loop.counters.update { $0.pingsSent += 1 }
                 }
             }
-            for (id, exchange) in streams where carried(exchange, on: id) && exchange.streamDeadline <= now {
+            for (id, exchange) in streams where carried(exchange, on: id) {
+                // HEADERS still queued inside nghttp2 (the server lowered its limit under it) past the
+                // send deadline: nghttp2 drops them rather than reset a stream the server never saw.
+                let unsentTooLong = exchange.headerOffset < 0 && exchange.sendDeadline <= now
+                guard unsentTooLong || exchange.streamDeadline <= now else { continue }
                 nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
                 loop.counters.update { $0.streamsCancelled += 1 }
-                exchange.end(exchange.isWritten ? .lost("no response within \(options.streamTimeout) s") : .notSent("not written within \(options.streamTimeout) s"))
+                if exchange.isWritten {
+                    exchange.end(.lost("no response within \(options.streamTimeout) s"))
+                } else {
+                    exchange.end(.notSent("not written within \(unsentTooLong ? options.sendTimeout : options.streamTimeout) s"))
+                }
             }
             flush()
         case .closed: break
@@ -412,6 +422,12 @@ extension Connection {
         case NGHTTP2_GOAWAY.rawValue:
             loop.counters.update { $0.goawaysSeen += 1 }
             goingAway = true
+            let goaway = frame.pointee.goaway
+            if goaway.error_code != NGHTTP2_NO_ERROR.rawValue {
+                // APNs says why in the debug data ({"reason":"..."}): kept for the streams that end with the connection.
+                let debug = goaway.opaque_data.map { String(decoding: UnsafeBufferPointer(start: $0, count: min(goaway.opaque_data_len, 256)), as: UTF8.self) } ?? ""
+                goawayReason = "GOAWAY \(String(cString: nghttp2_http2_strerror(goaway.error_code)))\(debug.isEmpty ? "" : " \(debug)")"
+            }
             // The server promises it has not processed these (RFC 9113 §6.8): they go again elsewhere.
             let last = frame.pointee.goaway.last_stream_id
             for (id, exchange) in streams.sorted(by: { $0.key > $1.key }) where id > last && carried(exchange, on: id) {

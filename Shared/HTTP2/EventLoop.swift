@@ -19,7 +19,7 @@ final class EventLoop {
     let readSize = 65_536
     let readBuffer: UnsafeMutablePointer<UInt8>
     private let epoll: Int32
-    private let mailbox: Mailbox
+    let mailbox: Mailbox
     private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batch)
     private var origins: [String: Origin] = [:]
     /// The origin of the last request taken in: most requests go where the one before went.
@@ -112,7 +112,7 @@ final class EventLoop {
     private func close(_ connection: Connection, reason: String?) {
         connections[connection.fd] = nil
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, connection.fd, nil)
-        connection.close(reason ?? "connection closed")
+        connection.close([reason, connection.goawayReason].compactMap { $0 }.joined(separator: " after ").nonEmpty ?? "connection closed")
         connection.origin.closed(connection, reason: reason)
     }
 
@@ -122,6 +122,7 @@ final class EventLoop {
         for command in mailbox.take() {
             switch command {
             case .send(let submission): take(submission)
+            case .resolved(let key, let answer): origins[key]?.resolved(answer)
             case .stop: running = false
             }
         }
@@ -168,4 +169,8 @@ final class EventLoop {
         origins = [:]
         lastOrigin = nil
     }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -20,6 +20,11 @@ public final class HTTP2Client: Sendable {
     /// Starts the loop thread. Throws `HTTP2Error.setup` when it cannot set up (no eventfd or epoll,
     /// OpenSSL refused, the CA file unreadable); no thread is left running then.
     public init(options: HTTP2Options = HTTP2Options()) throws(HTTP2Error) {
+        var bounded = options
+        bounded.maxConnections = max(1, options.maxConnections)
+        bounded.maxStreams = max(1, options.maxStreams)
+        bounded.receiveWindow = min(max(65_535, options.receiveWindow), Int(Int32.max))
+        let options = bounded
         let mailbox = try Mailbox()
         let counters = CounterBox()
         self.mailbox = mailbox

@@ -7,10 +7,10 @@ public struct HTTP2Options: Sendable, Equatable {
     public var caFile: String?
     /// TCP and TLS set-up of one connection (default 10).
     public var connectTimeout: Double
-    /// Connections to one origin at most (default 4). Another is opened only when every stream of
-    /// the open ones is busy and requests wait.
+    /// Connections to one origin at most (default 4, at least 1). Another is opened only when every
+    /// stream of the open ones is busy and requests wait.
     public var maxConnections: Int
-    /// Streams at once on one connection, client side (default 1000); the server's
+    /// Streams at once on one connection, client side (default 1000, at least 1); the server's
     /// SETTINGS_MAX_CONCURRENT_STREAMS wins when lower, and is followed as it changes.
     public var maxStreams: Int
     /// A connection with streams outstanding and nothing received for this long gets a PING (default 5).
@@ -32,7 +32,7 @@ public struct HTTP2Options: Sendable, Equatable {
     public var reconnectMin: Double
     public var reconnectMax: Double
     /// The receive window announced for each stream and for the whole connection, in bytes
-    /// (default 16 MiB); what is received is acknowledged as it is read.
+    /// (default 16 MiB; 65,535 to 2^31 − 1); what is received is acknowledged as it is read.
     public var receiveWindow: Int
 
     public init(caFile: String? = nil, connectTimeout: Double = 10, maxConnections: Int = 4, maxStreams: Int = 1000,

@@ -8,6 +8,8 @@ import Synchronization
 final class Mailbox: Sendable {
     enum Command: Sendable {
         case send(Submission)
+        /// A name lookup's answer for the origin keyed `key` (`Resolver`).
+        case resolved(key: String, answer: Resolver.Answer)
         case stop
     }
 

@@ -17,13 +17,18 @@ final class Origin {
     private var backoff = 0.0
     private var nextAttempt = 0.0
     private var attempts = 0
+    /// The host's addresses, when they were looked up, and whether a lookup is under way.
+    private var addresses: [SocketAddress] = []
+    private var resolvedAt = 0.0
+    private var resolving = false
+    static let addressLifetime = 60.0
 
     init(target: Target, loop: EventLoop) {
         self.target = target
         self.loop = loop
     }
 
-    var isIdle: Bool { waiting.isEmpty && connections.isEmpty }
+    var isIdle: Bool { waiting.isEmpty && connections.isEmpty && !resolving }
 
     func enqueue(_ exchange: Exchange) { waiting.append(exchange, lane: exchange.lane) }
 
@@ -69,30 +74,40 @@ final class Origin {
         for exchange in waiting.removeAll() { exchange.end(failure) }
     }
 
+    /// Opens a connection to the next address, after looking the host up when the last answer is
+    /// older than `addressLifetime` (off the loop: the answer comes back through `resolved`).
     private func connect() {
-        attempts += 1
-        // Blocking, but brief for the handful of origins a sender has; see the report on this.
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var found: UnsafeMutablePointer<addrinfo>?
-        let resolved = getaddrinfo(target.host, String(target.port), &hints, &found)
-        guard resolved == 0, let found else { return failed("cannot resolve \(target.host): \(String(cString: gai_strerror(resolved)))") }
-        defer { freeaddrinfo(found) }
-        var addresses: [UnsafeMutablePointer<addrinfo>] = []
-        var next: UnsafeMutablePointer<addrinfo>? = found
-        while let address = next {
-            addresses.append(address)
-            next = address.pointee.ai_next
+        guard !resolving else { return }
+        guard !addresses.isEmpty, loop.now - resolvedAt < Self.addressLifetime else {
+            if Resolver.isAddress(target.host) { return resolved(Resolver.lookUp(target.host, port: target.port)) }
+            resolving = true
+            return Resolver.start(target.host, port: target.port, key: target.key, mailbox: loop.mailbox)
         }
+        attempts += 1
         // Each attempt takes the next address, so one dead address does not stop the others being tried.
-        let address = addresses[(attempts - 1) % addresses.count].pointee
-        do {
-            let connection = try Connection(origin: self, loop: loop, address: address.ai_addr, length: address.ai_addrlen, family: address.ai_family)
+        let address = addresses[(attempts - 1) % addresses.count]
+        let made = address.withSockaddr { pointer, length in
+            Result { () throws(HTTP2Error) in try Connection(origin: self, loop: loop, address: pointer, length: length, family: address.family) }
+        }
+        switch made {
+        case .success(let connection):
             connections.append(connection)
             loop.adopt(connection)
-        } catch {
+        case .failure(let error):
             failed(error.description)
+        }
+    }
+
+    /// A name lookup's answer: the addresses to connect to, or why there are none.
+    func resolved(_ answer: Resolver.Answer) {
+        resolving = false
+        switch answer {
+        case .success(let found):
+            addresses = found
+            resolvedAt = loop.now
+            dispatch()
+        case .failure(let failure):
+            failed(failure.reason)
         }
     }
 
@@ -102,9 +117,11 @@ final class Origin {
         if connection.answered {
             backoff = 0
             nextAttempt = loop.now
-        } else if let reason {
+        } else {
+            // Closed before any answer, even politely (a GOAWAY at once): reconnecting at once
+            // would look like an attack to APNs.
             if !connection.wasOpened { loop.counters.update { $0.connectionsFailed += 1 } }
-            failed(reason)
+            failed(reason ?? "closed before any answer")
         }
     }
 

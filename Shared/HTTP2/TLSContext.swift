@@ -28,7 +28,7 @@ final class TLSContext {
         guard let ssl = SSL_new(context) else { return nil }
         SSL_set_fd(ssl, fd)
         SSL_set_connect_state(ssl)
-        let isAddress = host.contains(":") || host.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }
+        let isAddress = Resolver.isAddress(host)
         let checked = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) : SSL_set1_host(ssl, host)
         guard checked == 1, isAddress || pushbus_tls_set_server_name(ssl, host) == 1 else {
             SSL_free(ssl)

@@ -41,6 +41,15 @@ struct HTTP2ClientTests {
         #expect(client.counters.connectionsOpened == 1)
     }
 
+    @Test("a host name is looked up (off the loop), its addresses tried in turn, and checked against the certificate's DNS name with SNI")
+    func hostName() throws {
+        let fault = try H2Fault()
+        let client = try Self.client(fault) { $0.sendTimeout = 5 }
+        let request = HTTP2Request(url: "https://localhost:\(fault.port)/3/device/00aa", headers: [("x-id", "0")], body: Data("{}".utf8))
+        let response = client.sendAndWait([request], lane: "a")[0]
+        #expect(response.status == 200, "\(response)")
+    }
+
     @Test("a server that does not pick h2 in ALPN gets nothing: the requests end notSent, saying why")
     func alpnRefused() throws {
         let fault = try H2Fault(["--alpn", "http/1.1"])
@@ -115,6 +124,18 @@ struct HTTP2ClientTests {
         #expect(!fault.events("ignored").isEmpty, "some streams were above last-stream-id")
         #expect(client.counters.goawaysSeen == 1)
         #expect(client.counters.connectionsOpened == 2)
+    }
+
+    @Test("GOAWAY with an error, then the connection closes: streams at or below last-stream-id end lost, the ones above go again")
+    func goawayWithError() throws {
+        let fault = try H2Fault(["--goaway-after", "6", "--goaway-last", "2", "--goaway-error", "2", "--goaway-close", "--delay", "0.3"])
+        let client = try Self.client(fault)
+        let responses = client.sendAndWait(Self.requests(fault, 0..<10), lane: "a")
+        let lost = responses.indices.filter { if case .lost? = responses[$0].failure { return true } else { return false } }
+        #expect(lost.count == 2, "\(responses.map { $0.failure as Any })")
+        #expect(lost.allSatisfy { responses[$0].failure?.reason.contains("GOAWAY INTERNAL_ERROR") == true }, "\(lost.map { responses[$0].failure as Any })")
+        #expect(responses.indices.filter { responses[$0].status == 200 }.count == 8)
+        #expect(fault.processed().values.allSatisfy { $0 == 1 }, "\(fault.processed())")
     }
 
     @Test("RST_STREAM REFUSED_STREAM: the request goes again and is processed once")

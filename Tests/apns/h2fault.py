@@ -55,6 +55,7 @@ def parse():
     p.add_argument("--goaway-after", type=int, default=0, help="first connection: GOAWAY after this many requests")
     p.add_argument("--goaway-last", type=int, default=0, help="last-stream-id: that of this request on the connection (1-based)")
     p.add_argument("--goaway-error", type=int, default=0, help="GOAWAY's error code")
+    p.add_argument("--goaway-close", action="store_true", help="close right after the GOAWAY, answering nothing")
     p.add_argument("--refuse", type=int, default=0, help="refuse (REFUSED_STREAM) the first N requests of the server")
     p.add_argument("--reset-ids", default="", help="comma-separated x-id values answered with RST_STREAM INTERNAL_ERROR")
     p.add_argument("--stall-after", type=int, default=0, help="first connection: answers nothing, and stops reading after N requests")
@@ -220,6 +221,10 @@ class Connection:
             for earlier in self.order:
                 if earlier > self.last_stream_id:
                     self.server.log("withdrawn", conn=self.number, stream=earlier, id=self.streams[earlier]["headers"].get("x-id"))
+            if self.args.goaway_close:
+                self.server.log("closed", conn=self.number)
+                self.writer.close()
+                return
             if stream_id > self.last_stream_id:
                 stream["done"] = True
                 return
