@@ -66,19 +66,3 @@ final class Mailbox: Sendable {
         }
     }
 }
-
-/// One `send` call on its way to the loop.
-struct Submission: Sendable {
-    var requests: [HTTP2Request]
-    var lane: String
-    var completion: @Sendable ([HTTP2Response]) -> Void
-}
-
-/// The counters, written by the loop and read by anyone.
-final class CounterBox: Sendable {
-    private let value = Mutex(HTTP2Counters())
-
-    func update(_ change: (inout HTTP2Counters) -> Void) { value.withLock { change(&$0) } }
-
-    var current: HTTP2Counters { value.withLock { $0 } }
-}

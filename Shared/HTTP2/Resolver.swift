@@ -2,16 +2,6 @@ import CTLS
 import Glibc
 import Threads
 
-/// One socket address as getaddrinfo gave it: bytes that can cross threads.
-struct SocketAddress: Sendable {
-    var family: Int32
-    var bytes: [UInt8]
-
-    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        bytes.withUnsafeBytes { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count)) }
-    }
-}
-
 /// Name lookups that never block the loop: getaddrinfo runs on a short-lived thread of its own,
 /// and its answer comes back through the mailbox as `.resolved`. An IP address is looked up in
 /// place (getaddrinfo does not block on one).
