@@ -8,7 +8,8 @@ public struct HTTP2Options: Sendable, Equatable {
     /// TCP and TLS set-up of one connection (default 10).
     public var connectTimeout: Double
     /// Connections to one origin at most (default 4, at least 1). Another is opened only when every
-    /// stream of the open ones is busy and requests wait.
+    /// stream of the open ones is busy and requests wait; one going away (after a GOAWAY) while it
+    /// finishes its streams is not counted.
     public var maxConnections: Int
     /// Streams at once on one connection, client side (default 1000, at least 1); the server's
     /// SETTINGS_MAX_CONCURRENT_STREAMS wins when lower, and is followed as it changes.

@@ -55,8 +55,13 @@ final class Origin {
             if opened { connection.flush() }
             if waiting.isEmpty { return }
         }
-        let live = connections.filter { !$0.isGoingAway && $0.failure == nil }
-        guard live.count < loop.options.maxConnections, !live.contains(where: \.isPending), loop.now >= nextAttempt else { return }
+        // One going away still finishes its streams but takes no new ones: it is not counted.
+        var live = 0
+        for connection in connections where !connection.isGoingAway && connection.failure == nil {
+            if connection.isPending { return }
+            live += 1
+        }
+        guard live < loop.options.maxConnections, loop.now >= nextAttempt else { return }
         connect()
     }
 
