@@ -183,6 +183,25 @@ struct HTTP2ClientTests {
         #expect(fault.processed().values.allSatisfy { $0 == 1 }, "the lost ones were not sent again")
     }
 
+    @Test("on a connection found dead, requests it took but never wrote (stuck behind a full socket) go on a new one, not lost")
+    func unwrittenOnDeadConnection() throws {
+        let fault = try H2Fault(["--stall-after", "1", "--window", "2147483647"])
+        let client = try Self.client(fault) { $0.maxStreams = 10; $0.pingInterval = 1; $0.pingTimeout = 1; $0.streamTimeout = 60 }
+        // 32 MB: more than loopback's socket buffers hold, so the socket fills while the server reads nothing.
+        let large = Locked<[HTTP2Response]>([])
+        let done = DispatchSemaphore(value: 0)
+        client.send(Self.requests(fault, 0..<1, body: Data(count: 32 << 20)), lane: "a") { large.set($0); done.signal() }
+        #expect(eventually(10) { !fault.events("stalled").isEmpty })
+        usleep(300_000)
+        let small = client.sendAndWait(Self.requests(fault, 1..<4), lane: "a")
+        done.wait()
+        guard case .lost? = large.get().first?.failure else { Issue.record("\(large.get())"); return }
+        #expect(small.allSatisfy { $0.status == 200 }, "\(small.map { $0.failure as Any })")
+        #expect(fault.processed() == ["1": 1, "2": 1, "3": 1])
+        #expect(client.counters.connectionsOpened == 2)
+        #expect(client.counters.requestsRetried >= 3)
+    }
+
     @Test("an idle connection is checked with a PING now and then, and stays open when it is answered")
     func idlePing() throws {
         let fault = try H2Fault()

@@ -58,9 +58,9 @@ def parse():
     p.add_argument("--goaway-close", action="store_true", help="close right after the GOAWAY, answering nothing")
     p.add_argument("--refuse", type=int, default=0, help="refuse (REFUSED_STREAM) the first N requests of the server")
     p.add_argument("--reset-ids", default="", help="comma-separated x-id values answered with RST_STREAM INTERNAL_ERROR")
-    p.add_argument("--stall-after", type=int, default=0, help="first connection: answers nothing, and stops reading after N requests")
+    p.add_argument("--stall-after", type=int, default=0, help="first connection: answers nothing, and stops reading at the Nth request's headers")
     p.add_argument("--close-after", type=int, default=0, help="first connection: answers nothing, and closes after N requests")
-    p.add_argument("--window", type=int, default=0, help="SETTINGS_INITIAL_WINDOW_SIZE for what the client sends")
+    p.add_argument("--window", type=int, default=0, help="SETTINGS_INITIAL_WINDOW_SIZE for what the client sends (the connection's window too, when larger)")
     p.add_argument("--response-bytes", type=int, default=-1, help="answer with this many bytes instead of the echo")
     p.add_argument("--close-on-accept", action="store_true", help="close every connection as soon as it is accepted")
     return p.parse_args()
@@ -98,6 +98,7 @@ class Connection:
         self.writer = writer
         self.h2 = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False, header_encoding="utf-8"))
         self.streams = {}       # stream id -> {"headers": dict, "body": bytearray, "open": n}
+        self.heads = 0          # requests whose headers came on this connection
         self.received = 0       # whole requests on this connection
         self.order = []         # their stream ids, in arrival order
         self.answered = 0
@@ -120,6 +121,8 @@ class Connection:
             initial[h2.settings.SettingCodes.INITIAL_WINDOW_SIZE] = self.args.window
         self.h2.local_settings = h2.settings.Settings(client=False, initial_values=initial)
         self.h2.initiate_connection()
+        if self.args.window > 65535:
+            self.h2.increment_flow_control_window(self.args.window - 65535)
         self.flush()
         try:
             while True:
@@ -136,6 +139,8 @@ class Connection:
                     break
                 for event in events:
                     self.on(event)
+                    if self.stalled:
+                        break
                 self.flush()
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -147,6 +152,11 @@ class Connection:
 
     def on(self, event):
         if isinstance(event, h2.events.RequestReceived):
+            self.heads += 1
+            if self.first and self.args.stall_after and self.heads >= self.args.stall_after:
+                self.server.log("stalled", conn=self.number, stream=event.stream_id, id=dict(event.headers).get("x-id"))
+                self.stalled = True
+                return
             open_now = sum(1 for s in self.streams.values() if not s.get("done"))
             headers = dict(event.headers)
             self.streams[event.stream_id] = {"headers": headers, "body": bytearray(), "open": open_now + 1}
@@ -198,9 +208,6 @@ class Connection:
             return
         self.server.log("request", **fields)
         if self.first and self.args.stall_after:
-            if self.received >= self.args.stall_after:
-                self.server.log("stalled", conn=self.number)
-                self.stalled = True
             return
         if self.first and self.args.close_after:
             if self.received >= self.args.close_after:
