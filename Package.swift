@@ -48,8 +48,11 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Shared/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CCurl", path: "Shared/CCurl", pkgConfig: "libcurl",
-                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", path: "Shared/CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
+        // OpenSSL's libssl (TLS for the HTTP/2 client), with epoll and eventfd for its loop.
+        .systemLibrary(name: "CTLS", path: "Shared/CTLS", pkgConfig: "libssl",
+                       providers: [.apt(["libssl-dev"])]),
         // Linux calls Glibc's module leaves out (eventfd, epoll).
         .systemLibrary(name: "CSystem", path: "Shared/CSystem"),
         // tcmalloc, which every executable allocates through (`Allocator`, linked by Runtime).
@@ -84,8 +87,8 @@ let package = Package(
                 path: "Shared/Client", swiftSettings: hotPath),
         // The one HTTP/1.1 server (REST API, device edge, /metrics, the WebSocket handshake) on libmicrohttpd.
         .target(name: "HTTP", dependencies: ["CMicroHTTPD", "Threads"], path: "Shared/HTTP"),
-        // An HTTP/2 client on libcurl: many requests at once as streams on one kept connection (APNs).
-        .target(name: "HTTP2Client", dependencies: ["CCurl"], path: "Shared/HTTP2"),
+        // An HTTP/2 client on libnghttp2 and OpenSSL: one epoll loop thread, many streams on few kept connections (APNs).
+        .target(name: "HTTP2Client", dependencies: ["CNGHTTP2", "CTLS", "Threads"], path: "Shared/HTTP2", swiftSettings: hotPath),
         // ES256 JSON Web Tokens on libcrypto: the APNs provider token.
         .target(name: "JWT", dependencies: ["CCrypto"], path: "Shared/JWT"),
         // Who may sign which command: the gateway checks by it and the client signs by it.

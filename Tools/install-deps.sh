@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what PushBus needs on a fresh Debian machine with Swift: the C libraries (libzmq, SQLite,
-# OpenSSL's libcrypto, libmicrohttpd, libcurl with HTTP/2, tcmalloc) through apt; for the tests pyzmq (the
+# OpenSSL's libcrypto and libssl, libmicrohttpd, libnghttp2, tcmalloc) through apt; for the tests pyzmq (the
 # interop MDP client), kubernetes-validate (the manifest checks) and hypercorn, h2 and cryptography
 # (the APNs stand-in, Tests/apns), the official EngageLab and JPush server SDKs and
 # openapi-spec-validator (the REST API, Tests/api), websockets (the device channel, Tests/channel); for
 # the benchmarks nghttpd, h2load, gcc and valgrind. Does nothing when all is there.
 set -euo pipefail
 
-packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev libgoogle-perftools-dev)
+packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libnghttp2-dev libgoogle-perftools-dev)
 # The benchmarks' APNs stand-in (nghttpd) and its ceiling (h2load), a C compiler for the
 # allocation counter that bench-allocations preloads (Tools/MallocCount), and valgrind, whose
 # callgrind counts bench-instructions' instructions.

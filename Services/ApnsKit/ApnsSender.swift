@@ -3,10 +3,12 @@ import HTTP2Client
 import JSON
 import Schema
 
-/// Delivers one app's notifications to APNs over HTTP/2: every notification a stream on the kept
+/// Delivers one app's notifications to APNs over HTTP/2: every notification a stream on a kept
 /// connection (one client per endpoint, production and sandbox), with the headers APNs reads, and
 /// each answer read back (status, `reason`, 410's `timestamp`, `retry-after`). A batch answered
-/// `ExpiredProviderToken` is signed anew and those notifications sent once more.
+/// `ExpiredProviderToken` is signed anew and those notifications sent once more. A call blocks
+/// until every stream of the batch has ended: a stream still open on a live connection is waited
+/// for (up to the client's stream timeout), never given up on by a batch deadline.
 final class ApnsSender {
     private let settings: ApnsSettings
     private let tokens = ProviderTokens()
@@ -36,7 +38,7 @@ final class ApnsSender {
             guard !indices.isEmpty else { continue }
             let base = settings.baseURL(production: production)
             let requests = indices.map { Self.request(notifications[$0], base: base, authorization: authorization) }
-            let responses = try client(for: base).perform(requests, timeout: Double(settings.requestTimeoutSeconds), meanwhile: keepAlive)
+            let responses = try client(for: base).sendAndWait(requests, lane: "\(key.teamID).\(key.keyID)", meanwhile: keepAlive)
             for (index, response) in zip(indices, responses) { results[index] = Self.result(notifications[index].id, response) }
         }
         return results.enumerated().map { $1 ?? ApnsResult(id: notifications[$0].id, status: 0, reason: "NotSent") }
@@ -44,7 +46,10 @@ final class ApnsSender {
 
     private func client(for base: String) throws -> HTTP2Client {
         if let client = clients[base] { return client }
-        let client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxStreams: settings.maxStreams))
+        // A request that cannot be written within the batch timeout is reported NotSent (safe to
+        // retry); one written waits for its answer up to the stream timeout.
+        let client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxStreams: settings.maxStreams,
+                                                           sendTimeout: Double(settings.requestTimeoutSeconds)))
         clients[base] = client
         return client
     }
@@ -64,7 +69,12 @@ final class ApnsSender {
     }
 
     static func result(_ id: String, _ response: HTTP2Response) -> ApnsResult {
-        guard response.status != 0 else { return ApnsResult(id: id, status: 0, reason: "NoAnswer") }
+        switch response.failure {
+        case .notSent?: return ApnsResult(id: id, status: 0, reason: "NotSent")
+        case .lost?: return ApnsResult(id: id, status: 0, reason: "Lost")
+        case nil: break
+        }
+        guard response.status != 0 else { return ApnsResult(id: id, status: 0, reason: "Lost") }
         guard response.status != 200 else { return ApnsResult(id: id, status: 200) }
         let body = try? JSONTreeDecoder().decode(JSONValue.self, from: response.body)
         let timestamp = body?["timestamp"]?.number.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }

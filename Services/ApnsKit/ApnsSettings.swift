@@ -8,7 +8,8 @@ public struct ApnsSettings: Options {
     public var sandboxURL: String?
     /// A CA bundle to trust instead of the system's (a local stand-in's self-signed certificate).
     public var caFile: String?
-    /// Seconds one `apns.send` may take over its HTTP/2 requests.
+    /// Seconds a notification may wait to be written to APNs before it is reported NotSent; one
+    /// written is waited for up to the HTTP/2 client's stream timeout.
     public var requestTimeoutSeconds = 2
     /// Concurrent streams on one connection.
     public var maxStreams = 500
@@ -29,7 +30,7 @@ public struct ApnsSettings: Options {
         .optional("apns-sandbox-url", \.sandboxURL, help: "APNs' sandbox endpoint (default https://api.sandbox.push.apple.com, or --apns-url when given)."),
         .optional("apns-ca-file", \.caFile, help: "A PEM file of CA certificates to trust for APNs instead of the system's: how a local stand-in's self-signed certificate is trusted."),
         .int("apns-timeout", \.requestTimeoutSeconds, in: 1...120,
-             help: "Seconds one batch of notifications may take at APNs before the unanswered ones are reported unanswered (retried); keep it under the gateway's --request-timeout-ms."),
+             help: "Seconds a notification may wait to be written to APNs before it is reported NotSent (retried); one already written is waited for until APNs answers or the connection is found dead."),
         .int("apns-streams", \.maxStreams, in: 1...1000, help: "Concurrent HTTP/2 streams on one APNs connection."),
     ]
 }

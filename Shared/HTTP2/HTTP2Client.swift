@@ -1,131 +1,93 @@
-import CCurl
 import Foundation
+import Glibc
+import Synchronization
+import Threads
 
-/// An HTTP/2 client for one host (an APNs endpoint): a libcurl multi handle whose requests run as
-/// concurrent streams on one kept-alive connection. Not Sendable: one thread creates it, calls
-/// `perform` and lets it go; the connection stays open between calls, in the multi handle's cache.
-public final class HTTP2Client {
-    private let multi: UnsafeMutableRawPointer
-    private let options: HTTP2Options
-    /// Easy handles between calls, so each is set up once however many requests it carries; never
-    /// more than the streams allowed at once.
-    private var idle: [Transfer] = []
-    /// New connections opened so far (libcurl's `CURLINFO_NUM_CONNECTS`, summed): stays at 1 while
-    /// every request rides the same connection.
-    public private(set) var connectionsOpened = 0
+/// An HTTP/2 client on libnghttp2 and OpenSSL: requests to any number of origins, each origin a
+/// small pool of connections carrying many streams at once. One loop thread ("http2-loop") owns
+/// every socket, TLS and nghttp2 session and runs every completion; callers reach it only through
+/// a mailbox (a locked list and an eventfd), so the client itself is shared freely.
+///
+/// A request ends with an HTTP answer, or with an `HTTP2Failure` saying whether the server may
+/// have acted on it (`.lost`) or certainly not (`.notSent`); what is certainly not sent (REFUSED_STREAM,
+/// above a GOAWAY's last-stream-id, unwritten on a connection that died) goes again by itself
+/// until `sendTimeout`.
+public final class HTTP2Client: Sendable {
+    private let mailbox: Mailbox
+    private let counterBox: CounterBox
+    private let thread = LoopThread()
 
-    /// libcurl's process-wide set-up, run once (a `static let` is initialised under a lock).
-    private static let global: CURLcode = pushbus_curl_global_init()
-
-    /// Throws `HTTP2Error.setup` when libcurl cannot start or refuses a setting.
+    /// Starts the loop thread. Throws `HTTP2Error.setup` when it cannot set up (no eventfd or epoll,
+    /// OpenSSL refused, the CA file unreadable); no thread is left running then.
     public init(options: HTTP2Options = HTTP2Options()) throws(HTTP2Error) {
-        guard Self.global == CURLE_OK else { throw .setup("curl_global_init: \(String(cString: curl_easy_strerror(Self.global)))") }
-        guard let multi = curl_multi_init() else { throw .setup("curl_multi_init returned nothing") }
-        self.multi = multi
-        self.options = options
-        try set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX), "CURLMOPT_PIPELINING")
-        try set(CURLMOPT_MAX_HOST_CONNECTIONS, options.maxConnections, "CURLMOPT_MAX_HOST_CONNECTIONS")
-        try set(CURLMOPT_MAX_CONCURRENT_STREAMS, options.maxStreams, "CURLMOPT_MAX_CONCURRENT_STREAMS")
-    }
-
-    deinit {
-        // Handles are never left in the multi handle between calls, so it can go first; it closes the connections.
-        curl_multi_cleanup(multi)
-        idle.removeAll()
-    }
-
-    /// Sends the requests as concurrent streams on the cached connection (opening it first when
-    /// there is none), and blocks until all have ended or `timeout` seconds have passed. At most
-    /// `maxStreams × maxConnections` are in libcurl at once; the rest wait here and go as others
-    /// end. Returns one response per request, in order; a request that got no answer in time, or
-    /// whose transport failed, has `status` 0 and says why in `error`. Never throws: one bad
-    /// request or a lost connection fails those requests only. `meanwhile` runs at least every
-    /// tenth of a second while it waits (a worker's heartbeat, say).
-    public func perform(_ requests: [HTTP2Request], timeout: Double, meanwhile: () -> Void = {}) -> [HTTP2Response] {
-        let deadline = Date().addingTimeInterval(timeout)
-        let limit = max(1, options.maxStreams * options.maxConnections)
-        var responses = [HTTP2Response?](repeating: nil, count: requests.count)
-        var running: [UnsafeMutableRawPointer: (transfer: Transfer, index: Int)] = [:]
-        var next = 0
-        while true {
-            // Requests past the limit wait here: waiting inside libcurl costs a pass over each of them on every wake-up.
-            while next < requests.count, running.count < limit {
-                switch start(requests[next], timeout: deadline.timeIntervalSinceNow) {
-                case .success(let transfer): running[transfer.handle] = (transfer, next)
-                case .failure(let error): responses[next] = .failure(error.description)
-                }
-                next += 1
+        var bounded = options
+        bounded.maxConnections = max(1, options.maxConnections)
+        bounded.maxStreams = max(1, options.maxStreams)
+        bounded.receiveWindow = min(max(65_535, options.receiveWindow), Int(Int32.max))
+        let options = bounded
+        let mailbox = try Mailbox()
+        let counters = CounterBox()
+        self.mailbox = mailbox
+        counterBox = counters
+        let thread = self.thread
+        NamedThread.start("http2-loop") {
+            thread.started()
+            let loop: EventLoop
+            do throws(HTTP2Error) {
+                loop = try EventLoop(mailbox: mailbox, options: options, counters: counters)
+            } catch {
+                thread.ready(error)
+                thread.ended()
+                return
             }
-            if running.isEmpty { break }
-            var active: Int32 = 0
-            let performed = curl_multi_perform(multi, &active)
-            guard performed == CURLM_OK else {
-                let reason = "curl_multi_perform: \(String(cString: curl_multi_strerror(performed)))"
-                for (transfer, index) in running.values { responses[index] = finish(transfer, with: .failure(reason)) }
-                running.removeAll()
-                break
-            }
-            for (handle, code) in ended() {
-                guard let (transfer, index) = running.removeValue(forKey: handle) else { continue }
-                responses[index] = finish(transfer, with: transfer.response(code))
-            }
-            let left = deadline.timeIntervalSinceNow
-            if left <= 0 { break }
-            if running.isEmpty || (next < requests.count && running.count < limit) { continue }
-            meanwhile()
-            // Wakes on socket activity or libcurl's own next timeout, whichever comes first.
-            _ = curl_multi_poll(multi, nil, 0, Int32(min(left * 1000, 100).rounded(.up)), nil)
+            thread.ready(nil)
+            loop.run()
+            thread.ended()
         }
-        // libcurl's per-transfer timeout normally ends these first; this is the backstop.
-        for (transfer, index) in running.values {
-            responses[index] = finish(transfer, with: .failure("no answer within \(timeout) s"))
+        if let error = thread.waitUntilReady() {
+            _ = mailbox.shut()
+            throw error
         }
-        return responses.map { $0 ?? .failure("not sent within \(timeout) s") }
     }
 
-    /// A pooled handle set up for `request` and added to the multi handle.
-    private func start(_ request: HTTP2Request, timeout: Double) -> Result<Transfer, HTTP2Error> {
-        let transfer: Transfer
-        if let reused = idle.popLast() {
-            transfer = reused
-        } else {
-            do { transfer = try Transfer(options: options) } catch { return .failure(error) }
+    deinit { stop() }
+
+    /// Queues `requests` in `lane` (an app, say) and returns at once. `completion` runs on the loop
+    /// thread once every request of this call has ended, with one response per request in the
+    /// same order; it is called exactly once, and must not block for long (it holds up the loop).
+    /// After `stop()`, it runs at once on the caller's thread with every request `.notSent`.
+    public func send(_ requests: [HTTP2Request], lane: String, completion: @escaping @Sendable ([HTTP2Response]) -> Void) {
+        guard mailbox.post(.send(Submission(requests: requests, lane: lane, completion: completion))) else {
+            return completion(requests.map { _ in .failed(.notSent("the client stopped")) })
         }
-        if let problem = transfer.prepare(request, timeout: timeout) {
-            idle.append(transfer)
-            return .failure(problem)
-        }
-        let added = curl_multi_add_handle(multi, transfer.handle)
-        guard added == CURLM_OK else {
-            idle.append(transfer)
-            return .failure(.request("curl_multi_add_handle: \(String(cString: curl_multi_strerror(added)))"))
-        }
-        return .success(transfer)
     }
 
-    /// The transfers libcurl has finished since last asked, with how each ended. Read out whole
-    /// before any handle is removed: removing one invalidates libcurl's message.
-    private func ended() -> [(handle: UnsafeMutableRawPointer, code: CURLcode)] {
-        var ended: [(handle: UnsafeMutableRawPointer, code: CURLcode)] = []
-        var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
-            ended.append((handle, message.pointee.data.result))
+    /// `send`, then blocks the calling thread until the call's completion, running `meanwhile`
+    /// about every tenth of a second (a worker's heartbeat). Never call it on the loop thread
+    /// (from a completion): it would wait for itself.
+    public func sendAndWait(_ requests: [HTTP2Request], lane: String, meanwhile: () -> Void = {}) -> [HTTP2Response] {
+        precondition(!onLoopThread, "sendAndWait from the client's own loop thread would never return")
+        let done = DispatchSemaphore(value: 0)
+        let answer = Mutex<[HTTP2Response]>([])
+        send(requests, lane: lane) { responses in
+            answer.withLock { $0 = responses }
+            done.signal()
         }
-        return ended
+        while done.wait(timeout: .now() + 0.1) == .timedOut { meanwhile() }
+        return answer.withLock { $0 }
     }
 
-    /// Takes `transfer` out of the multi handle and back to the pool; passes `response` through.
-    private func finish(_ transfer: Transfer, with response: HTTP2Response) -> HTTP2Response {
-        curl_multi_remove_handle(multi, transfer.handle)
-        connectionsOpened += transfer.connectionsOpened
-        idle.append(transfer)
-        return response
+    /// Stops the loop: calls not yet ended complete (written streams `.lost`, the rest `.notSent`),
+    /// connections close, and the thread is joined. Safe to call twice, and from a completion (then
+    /// it returns at once and the loop ends after the completion returns).
+    public func stop() {
+        mailbox.post(.stop)
+        guard !onLoopThread else { return }
+        thread.join()
     }
 
-    private func set(_ option: CURLMoption, _ value: Int, _ name: String) throws(HTTP2Error) {
-        let code = pushbus_curl_multi_set_long(multi, option, value)
-        // Thrown from init after every property is set, so deinit still cleans the multi handle up.
-        guard code == CURLM_OK else { throw .setup("\(name): \(String(cString: curl_multi_strerror(code)))") }
-    }
+    /// What the client has done so far (connections, PINGs, GOAWAYs, resets, retries).
+    public var counters: HTTP2Counters { counterBox.current }
+
+    private var onLoopThread: Bool { thread.isCurrent }
 }

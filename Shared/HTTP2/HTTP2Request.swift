@@ -1,16 +1,16 @@
 import Foundation
 
-/// One request to send as an HTTP/2 stream. A value: the client copies what it needs (the body
-/// included) when the transfer starts.
+/// One request to send as an HTTP/2 stream. A value: the client keeps it until the request ends
+/// and reads its bytes from the loop thread when the stream is opened.
 public struct HTTP2Request: Sendable {
-    /// "POST" (the APNs case), "GET", or any other method, which is sent with the body.
+    /// "POST" (the APNs case), "GET", or any other method; the body goes with any of them.
     public var method: String
-    /// An `https://` URL. `http://` means cleartext h2c with prior knowledge, for tests only: the
-    /// libcurl 7.88 of Debian 12 cannot reuse an h2c connection (curl issue 10634, fixed in 8.0),
-    /// so every request after the first on one fails with "Error in the HTTP2 framing layer".
+    /// `https://host[:port]/path`, or `http://` for cleartext h2c with prior knowledge (tests and
+    /// local stand-ins). The scheme and authority pick the connection pool.
     public var url: String
-    /// Sent as given, in order. Only these go out: libcurl's own `accept` and form `content-type`
-    /// are suppressed, so a request carries no header its caller did not ask for.
+    /// Sent in order after the pseudo-headers, names lower-cased. A name or value with CR, LF or
+    /// NUL, an empty or pseudo (`:`) name, or a connection-specific header (`connection`, `host`,
+    /// `transfer-encoding`, ...) fails the request `.notSent` before anything is written.
     public var headers: [(name: String, value: String)]
     public var body: Data
 

@@ -40,4 +40,29 @@ struct ApnsSenderTests {
             try handler.send(ApnsSend(credentials: key, notifications: [fine]), by: .app(appKey: "a"))
         }
     }
+
+    @Test("a failure maps to status 0: NotSent when it never reached APNs, Lost when APNs may have it")
+    func failures() {
+        #expect(ApnsSender.result("1:a", .failed(.notSent("refused"))) == ApnsResult(id: "1:a", status: 0, reason: "NotSent"))
+        #expect(ApnsSender.result("1:a", .failed(.lost("PING unanswered"))) == ApnsResult(id: "1:a", status: 0, reason: "Lost"))
+    }
+
+    @Test("an answer slower than --apns-timeout is waited for while its stream is open on a live connection")
+    func slowAnswerIsWaitedFor() throws {
+        let apns = try ApnsStandIn()
+        try apns.delay(3)
+        var settings = ApnsSettings()
+        settings.productionURL = apns.url
+        settings.caFile = apns.caFile
+        settings.requestTimeoutSeconds = 1
+        let sender = ApnsSender(settings: settings)
+        let n = ApnsNotification(id: "1:a", token: "00aa", production: true, topic: ApnsStandIn.bundleID, pushType: "alert", priority: 10,
+                                 expiration: nil, collapseID: nil, payload: #"{"aps":{"alert":"slow"}}"#)
+        let started = Date()
+        let results = try sender.send([n], key: ApnsKey(teamID: ApnsStandIn.teamID, keyID: ApnsStandIn.keyID, p8: apns.p8))
+        #expect(results == [ApnsResult(id: "1:a", status: 200)])
+        #expect(Date().timeIntervalSince(started) >= 3)
+        #expect(try apns.count() == (1, 1), "sent once")
+    }
 }
+

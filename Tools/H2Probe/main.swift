@@ -20,6 +20,7 @@ struct Settings: Options {
     var bodyFile: String?
     var timeout = 30
     var pause = 0
+    var inFlight = 2
     var apns = false
     var key: String?
     var keyID = "ABC123DEFG"
@@ -32,11 +33,12 @@ struct Settings: Options {
         .string("url", \.url, help: "Where the POSTs go."),
         .optional("ca-file", \.caFile, help: "PEM certificate authorities to trust instead of the system's."),
         .int("requests", \.requests, in: 1...10_000_000, help: "bench: requests in all."),
-        .int("batch", \.batch, in: 1...100_000, help: "bench: requests per perform call, all sent at once."),
+        .int("batch", \.batch, in: 1...100_000, help: "bench: requests per send call, all queued at once; the next call goes when one ends."),
         .int("max-streams", \.maxStreams, in: 1...100_000, help: "Streams at once on a connection (client side)."),
         .int("connections", \.connections, in: 1...64, help: "Connections to the host at most."),
         .optional("body-file", \.bodyFile, help: "The body to POST (a 200-byte APNs-like JSON payload by default)."),
-        .int("timeout", \.timeout, in: 1...3600, help: "Seconds each perform call may take."),
+        .int("timeout", \.timeout, in: 1...3600, help: "Seconds a request may wait to be written, and a stream may take."),
+        .int("in-flight", \.inFlight, in: 1...64, help: "bench: send calls queued at once (2 keeps the streams full while a completion is read)."),
         .int("pause", \.pause, in: 0...3600, help: "bench: seconds idle between batches (the connection should survive them)."),
         .switch("apns", \.apns, help: "Send the headers APNs wants (authorization, apns-topic, apns-push-type, ...)."),
         .optional("key", \.key, help: "token, or bench with --apns: the .p8 key that signs the provider token."),
@@ -87,41 +89,67 @@ let request = HTTP2Request(url: settings.url, headers: headers, body: body)
 
 let client: HTTP2Client
 do {
-    client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxConnections: settings.connections, maxStreams: settings.maxStreams))
+    client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxConnections: settings.connections, maxStreams: settings.maxStreams,
+                                                   streamTimeout: Double(settings.timeout), sendTimeout: Double(settings.timeout)))
 } catch {
     fail(error.description)
 }
 
 if settings.mode == "once" {
-    let response = client.perform([request], timeout: Double(settings.timeout))[0]
-    if let error = response.error { fail("transport failed: \(error)") }
+    let response = client.sendAndWait([request], lane: "probe")[0]
+    if let failure = response.failure { fail("transport failed: \(failure)") }
     print("status=\(response.status)")
     for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { print("\(name): \(value)") }
     print(String(decoding: response.body, as: UTF8.self))
     exit(0)
 }
 
-var statuses: [Int: Int] = [:]
-var errors: [String: Int] = [:]
-var echoed = 0
-var slowest = 0.0
-let started = Date()
-var sent = 0
-while sent < settings.requests {
-    let count = min(settings.batch, settings.requests - sent)
-    let batchStarted = Date()
-    let responses = client.perform(Array(repeating: request, count: count), timeout: Double(settings.timeout))
-    slowest = max(slowest, Date().timeIntervalSince(batchStarted))
-    for response in responses {
-        statuses[response.status, default: 0] += 1
-        if let error = response.error { errors[error, default: 0] += 1 }
-        if response.body == body { echoed += 1 }
-    }
-    sent += count
-    if settings.pause > 0, sent < settings.requests { sleep(UInt32(settings.pause)) }
+// --in-flight calls queued at once (2 by default), so the streams do not drain while one call's
+// completion is read: the apns sender gets the same from its replicas' many batches.
+final class Tally: @unchecked Sendable {
+    // Written only on the client's loop thread (completions), read after `done` is signalled.
+    var statuses: [Int: Int] = [:]
+    var failures: [String: Int] = [:]
+    var echoed = 0
+    var slowest = 0.0
+    var sent = 0
+    var ended = 0
 }
+let tally = Tally()
+let done = DispatchSemaphore(value: 0)
+let batchRequests = Array(repeating: request, count: settings.batch)
+let started = Date()
+
+@Sendable func next() {
+    guard tally.sent < settings.requests else { return }
+    let count = min(settings.batch, settings.requests - tally.sent)
+    tally.sent += count
+    let batchStarted = Date()
+    client.send(count == batchRequests.count ? batchRequests : Array(batchRequests.prefix(count)), lane: "probe") { responses in
+        tally.slowest = max(tally.slowest, Date().timeIntervalSince(batchStarted))
+        for response in responses {
+            tally.statuses[response.status, default: 0] += 1
+            if let failure = response.failure { tally.failures[failure.description, default: 0] += 1 }
+            if response.body == body { tally.echoed += 1 }
+        }
+        tally.ended += count
+        if tally.ended == settings.requests {
+            done.signal()
+            return
+        }
+        if settings.pause > 0 { sleep(UInt32(settings.pause)) }
+        next()
+    }
+}
+// Both first calls are queued before the loop takes either, from this thread; later ones from completions.
+client.send([], lane: "probe") { _ in
+    for _ in 0..<settings.inFlight { next() }
+}
+done.wait()
 let seconds = Date().timeIntervalSince(started)
-print("requests=\(sent) batch=\(settings.batch) seconds=\(String(format: "%.3f", seconds)) rate=\(Int(Double(sent) / seconds))/s slowest_batch_ms=\(Int(slowest * 1000))")
-print("statuses=\(statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")) echoed=\(echoed) connections_opened=\(client.connectionsOpened)")
-for (error, count) in errors.sorted(by: { $0.value > $1.value }).prefix(5) { print("error x\(count): \(error)") }
-exit(errors.isEmpty ? 0 : 1)
+let counters = client.counters
+print("requests=\(tally.sent) batch=\(settings.batch) seconds=\(String(format: "%.3f", seconds)) rate=\(Int(Double(tally.sent) / seconds))/s slowest_batch_ms=\(Int(tally.slowest * 1000))")
+print("statuses=\(tally.statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")) echoed=\(tally.echoed) connections_opened=\(counters.connectionsOpened) pings=\(counters.pingsSent) retried=\(counters.requestsRetried)")
+for (failure, count) in tally.failures.sorted(by: { $0.value > $1.value }).prefix(5) { print("failure x\(count): \(failure)") }
+client.stop()
+exit(tally.failures.isEmpty ? 0 : 1)

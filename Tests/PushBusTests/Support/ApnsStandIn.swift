@@ -50,7 +50,7 @@ final class ApnsStandIn: @unchecked Sendable {
         }
         guard let found else { throw StackError("the APNs stand-in did not start:\n\(process.output)") }
         port = found
-        client = try HTTP2Client(options: HTTP2Options(caFile: "\(directory)/tls.crt"))
+        client = try HTTP2Client(options: HTTP2Options(caFile: "\(directory)/tls.crt", maxConnections: 1, streamTimeout: 10, sendTimeout: 10))
     }
 
     deinit {
@@ -91,7 +91,7 @@ final class ApnsStandIn: @unchecked Sendable {
     private func admin(_ method: String, _ path: String, body: JSONValue? = nil) throws -> JSONValue {
         let request = HTTP2Request(method: method, url: url + path, headers: [("content-type", "application/json")],
                                    body: body.map { WireCodec.encode($0) } ?? Data())
-        guard let response = client.perform([request], timeout: 10).first, (200..<300).contains(response.status) else {
+        guard let response = client.sendAndWait([request], lane: "admin").first, (200..<300).contains(response.status) else {
             throw StackError("stand-in \(method) \(path) failed:\n\(process.output.suffix(2000))")
         }
         return response.body.isEmpty ? .null : try JSONTreeDecoder().decode(JSONValue.self, from: response.body)
