@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "Events", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Credentials", "Client", "Runtime", "Bus", "WireTime"],
                 path: "Shared/Events", swiftSettings: hotPath),
         // The worker: the MDP loop that owns dispatch and the transaction, and what a handler plugs into.
-        .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events", "Threads"],
+        .target(name: "Worker", dependencies: ["ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Credentials", "Runtime", "Bus", "Events", "Threads", "Client"],
                 path: "Shared/Worker", swiftSettings: hotPath),
         .target(name: "Credentials", dependencies: ["CCrypto", "Caches"], path: "Shared/Credentials", swiftSettings: hotPath),
         .target(name: "Client", dependencies: ["Caches", "ZeroMQ", "JSON", "Schema", "Majordomo", "Credentials", "Signing", "Runtime", "Threads"],

@@ -15,9 +15,7 @@ ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands t
     let path = try options.databasePath("push")
     let name = options.shard.serviceName("push")
     let context = try Context()
-    let handler = try PushHandler(path: path, secrets: secrets, publisher: name,
-                                  gateway: try ServiceCaller(endpoint: options.endpoint, context: context, secrets: secrets, service: name,
-                                                             serverKey: options.curveServerKey, timeoutMilliseconds: settings.checkTimeoutMilliseconds))
+    let handler = try PushHandler(path: path, secrets: secrets, publisher: name)
     let pagesReady = Doorbell(context: context)
     sides.add(Expander(path: path, secrets: secrets, endpoint: options.endpoint, serverKey: options.curveServerKey, service: name,
                        settings: settings, logger: logger, pagesReady: pagesReady))

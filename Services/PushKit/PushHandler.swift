@@ -11,15 +11,13 @@ import Worker
 /// The `push` service's commands: accept a push (durable when the reply leaves; the fan-out sends
 /// it), check one, report where messages stand, withdraw one, and keep each app's APNs key. A fired
 /// local notification (`local.fired`) becomes a push to its device. Works inside the worker's
-/// transactions; asks other services through `gateway` where a check needs their data.
+/// transactions; what it must learn from other services first (whether an audience has a device,
+/// a message's receipts) it asks as inquiries, which the worker answers before the transaction.
 public final class PushHandler: RequestHandler {
     public let service = Service.push
     public let storage: ServiceStorage
     private let messages = MessageStore()
     private let credentials: CredentialStore
-    /// Tagging, registration and analytics through the gateway; nil in tests of the handler alone,
-    /// which then skip the checks that need them.
-    private let gateway: ServiceCaller?
     private let clock: @Sendable () -> Double
     private var nextPrune: Double
     private var nextReport: Double
@@ -31,11 +29,10 @@ public final class PushHandler: RequestHandler {
     static let reportChunk = 200
     static let reportInterval = 1.0
 
-    public init(path: String, secrets: Secrets, publisher: String = "push", gateway: ServiceCaller?,
+    public init(path: String, secrets: Secrets, publisher: String = "push",
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         storage = try ServiceStorage(path: path, migrations: PushSchema.migrations, publisher: publisher)
         credentials = CredentialStore(secrets: secrets)
-        self.gateway = gateway
         self.clock = clock
         nextPrune = clock()
         nextReport = clock()
@@ -43,9 +40,9 @@ public final class PushHandler: RequestHandler {
 
     public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         switch command {
-        case .pushSend: try send(request.decode(PushSend.self), in: db)
-        case .pushValidate: try validate(request.decode(PushSend.self), in: db)
-        case .pushStatus: try status(request.decode(PushStatusQuery.self), in: db)
+        case .pushSend: try send(request.decode(PushSend.self), answers: request.answers, in: db)
+        case .pushValidate: try validate(request.decode(PushSend.self), answers: request.answers, in: db)
+        case .pushStatus: try status(request.decode(PushStatusQuery.self), answers: request.answers, in: db)
         case .pushDeviceStatus: try deviceStatus(request.decode(PushDeviceStatusQuery.self), in: db)
         case .pushWithdraw: try withdraw(request.decode(PushWithdraw.self), in: db)
         case .apnsCredentials: try saveCredentials(request.decode(ApnsCredentials.self), in: db)
@@ -53,11 +50,33 @@ public final class PushHandler: RequestHandler {
         }
     }
 
+    // MARK: inquiries
+
+    public var inquiring: Set<Command> { [.pushSend, .pushValidate, .pushStatus] }
+
+    /// A push asks whether its audience has a device (refused 1011 when not); `push.status` asks
+    /// analytics for the messages' receipts. A push whose fields are wrong is refused here, before
+    /// anything is asked.
+    public func inquiries(_ command: Command, _ request: Request) throws -> [Inquiry] {
+        switch command {
+        case .pushSend, .pushValidate:
+            let p = try request.decode(PushSend.self)
+            let appKey = try Validate.appKey(p.appKey)
+            try PushPlan.checkEcho(p)
+            return [AudienceProbe.inquiry(for: try PushPlan(p, now: Date(timeIntervalSince1970: clock())).target, appKey: appKey)]
+        case .pushStatus:
+            let p = try request.decode(PushStatusQuery.self)
+            return [Inquiry(.statsMessage, StatsMessage(appKey: try Validate.appKey(p.appKey), msgIDs: try Self.msgIDs(p.msgIDs, max: Self.maxStatusIDs)))]
+        default:
+            return []
+        }
+    }
+
     // MARK: commands
 
     /// Accepts a push. A `cid` the app used within a day answers that push's msg_id and sends nothing.
-    func send(_ p: PushSend, in db: Database) throws -> PushAccepted {
-        let (appKey, plan) = try check(p, in: db)
+    func send(_ p: PushSend, answers: [Inquiry.Answer] = [], in db: Database) throws -> PushAccepted {
+        let (appKey, plan) = try check(p, answers: answers, in: db)
         let now = clock()
         if let cid = plan.options.cid, let first = try messages.msgID(db, appKey: appKey, cid: cid, now: now) {
             return PushAccepted(msgID: first, requestID: p.requestID)
@@ -68,19 +87,20 @@ public final class PushHandler: RequestHandler {
     }
 
     /// Every check of `push.send`, nothing stored or sent.
-    func validate(_ p: PushSend, in db: Database) throws -> PushAccepted {
-        _ = try check(p, in: db)
+    func validate(_ p: PushSend, answers: [Inquiry.Answer] = [], in db: Database) throws -> PushAccepted {
+        _ = try check(p, answers: answers, in: db)
         return PushAccepted(msgID: nil, requestID: p.requestID)
     }
 
-    func status(_ p: PushStatusQuery, in db: Database) throws -> PushStatusReply {
+    /// Where each message stands, with analytics' receipts when its answer came (a status without
+    /// them still answers: they are filled in as zero).
+    func status(_ p: PushStatusQuery, answers: [Inquiry.Answer] = [], in db: Database) throws -> PushStatusReply {
         let appKey = try Validate.appKey(p.appKey)
         let ids = try Self.msgIDs(p.msgIDs, max: Self.maxStatusIDs)
         var found: [String: MessageStatus] = [:]
         for id in ids { found[id] = try messages.status(db, appKey: appKey, msgID: id) }
-        if let gateway, !found.isEmpty {
-            let stats = try gateway.call(.statsMessage, StatsMessage(appKey: appKey, msgIDs: Array(found.keys)), as: MessageStats.self)
-            for (id, counts) in stats.messages {
+        if let stats = answers.first, !found.isEmpty {
+            for (id, counts) in try stats.decode(MessageStats.self).messages where found[id] != nil {
                 found[id]?.received = counts.received
                 found[id]?.opened = counts.opened
             }
@@ -168,15 +188,16 @@ public final class PushHandler: RequestHandler {
     // MARK: helpers
 
     /// The app and its push, checked: fields, the app's APNs key (unless the push goes over the
-    /// device channel only), and (when the gateway is there) that the audience has a device (1011).
-    private func check(_ p: PushSend, in db: Database) throws -> (String, PushPlan) {
+    /// device channel only), and (from the inquiry's answer; handler tests ask none) that the
+    /// audience has a device (1011).
+    private func check(_ p: PushSend, answers: [Inquiry.Answer], in db: Database) throws -> (String, PushPlan) {
         let appKey = try Validate.appKey(p.appKey)
         try PushPlan.checkEcho(p)
         let plan = try PushPlan(p, now: Date(timeIntervalSince1970: clock()))
         guard try plan.content.kind.isChannel || credentials.has(db, appKey: appKey) else {
             throw CommandError.badField("the app has no APNs key: set one with apns.credentials first")
         }
-        if let gateway { try AudienceProbe(gateway: gateway).checkHasTarget(plan.target, appKey: appKey) }
+        if let probe = answers.first { try AudienceProbe.checkHasTarget(probe, plan.target) }
         return (appKey, plan)
     }
 

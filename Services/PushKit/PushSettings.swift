@@ -14,9 +14,6 @@ public struct PushSettings: Options {
     public var senderTimeoutSeconds = 30
     /// Due notifications queued unsent before the fan-out stops expanding pages.
     public var backlog = 5000
-    /// How long push.send waits for tagging's answer on whether its audience has a device (and
-    /// push.status for analytics'): the worker waits meanwhile, so it is short.
-    public var checkTimeoutMilliseconds = 1000
 
     public init() {}
 
@@ -26,8 +23,6 @@ public struct PushSettings: Options {
         .int("batch-size", \.batchSize, in: 1...1000, help: "Notifications per apns.send request."),
         .int("max-attempts", \.maxAttempts, in: 1...50, help: "Attempts at one notification before a 429, 5xx or unanswered send counts as failed."),
         .int("sender-timeout", \.senderTimeoutSeconds, in: 1...600, help: "Seconds an apns sender may take over one request before its notifications are queued again."),
-        .int("check-timeout-ms", \.checkTimeoutMilliseconds, in: 50...10_000,
-             help: "How long push.send waits for tagging to say whether its audience has a device (and push.status for analytics); past it the request is answered 6002."),
         .int("backlog", \.backlog, in: 100...1_000_000, help: "Due notifications waiting unsent before the fan-out pauses expanding audience pages (bounds the work queued, not memory: it is on disk)."),
     ]
 }

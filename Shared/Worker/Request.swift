@@ -12,6 +12,8 @@ public struct Request: Sendable {
     /// The principal whose proof the gateway verified (it forwards the proof as a third frame), or
     /// nil for an unsigned request (only `device.register` may be one).
     public let principal: Principal?
+    /// The answers to the handler's `inquiries` for this request, in order (empty when it asked none).
+    public var answers: [Inquiry.Answer] = []
     /// What `decode` learned of the payload's `seq`, so the reply can echo it without a second parse.
     private let header = HeaderBox()
 

@@ -19,6 +19,16 @@ public protocol RequestHandler: AnyObject {
     /// refused; any other error is reported as 6024.
     func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable
 
+    /// Commands whose requests may need other services' answers before they run (default none: the
+    /// worker then never asks).
+    var inquiring: Set<Command> { get }
+
+    /// What `request` (of a command in `inquiring`) must learn from other services before it runs:
+    /// the worker asks over the bus with no transaction open and goes on serving meanwhile, then
+    /// calls `handle` with the answers in `request.answers`. Runs on the worker's thread outside any
+    /// transaction: it reads the request, never the database. Throwing refuses the request at once.
+    func inquiries(_ command: Command, _ request: Request) throws -> [Inquiry]
+
     /// Topics of other services' events this service applies, e.g. `device.deleted` (default none).
     var subscriptions: [Topic] { get }
 
@@ -41,6 +51,8 @@ public protocol RequestHandler: AnyObject {
 }
 
 extension RequestHandler {
+    public var inquiring: Set<Command> { [] }
+    public func inquiries(_ command: Command, _ request: Request) throws -> [Inquiry] { [] }
     public var subscriptions: [Topic] { [] }
     public func apply(_ event: BusEvent, in db: Database) throws {}
     public func nextTick() -> Date? { nil }

@@ -1,4 +1,5 @@
 import Bus
+import Client
 import Credentials
 import Events
 import Foundation
@@ -43,9 +44,11 @@ public final class ServiceWorker {
     var tickPausedUntil: Int64 = 0
     var prunedThisRound = 0
     /// The frames of the reply being sent, kept between replies for their room.
-    private var outgoing: [Data] = []
+    var outgoing: [Data] = []
     /// When a batch waits for more requests before it runs.
     private var gathering: BatchGathering
+    /// The requests waiting for other services' answers, when the handler asks any (`inquiring`).
+    var desk: InquiryDesk?
 
     public init(service: String, options: WorkerOptions, handler: any RequestHandler, context: Context, logger: Logger) {
         self.service = service
@@ -82,6 +85,11 @@ public final class ServiceWorker {
             stop.close()
         }
         try storage.store.read { db in try ledger.readBack(now: Int64(Date().timeIntervalSince1970), in: db) }
+        if !handler.inquiring.isEmpty {
+            desk = InquiryDesk(pool: try BusPool(endpoint: options.endpoint, context: stopper.context,
+                                                 signer: Signer(service: service, secrets: secrets, forApps: true), serverKey: options.curveServerKey,
+                                                 slots: options.inquirySlots, timeoutMilliseconds: options.inquiryTimeoutMilliseconds))
+        }
         guard var broker = try dial(secrets, stop: stop) else { return }
         connected = broker
         handler.setKeepAlive { [unowned self] in self.keepAlive() }
@@ -90,8 +98,9 @@ public final class ServiceWorker {
         let heartbeat = Int64(options.heartbeatMilliseconds)
 
         while !stopper.isRequested {
-            var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []))
-            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics)
+            var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []) + (desk?.sockets ?? []))
+            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics,
+                           desk?.nextDeadline ?? .max)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
             if ready.contains(stop) { break }
             if ready.contains(broker) {
@@ -101,6 +110,14 @@ public final class ServiceWorker {
                     lastReceived = Clock.milliseconds()
                     if replied { lastSent = lastReceived }
                 case .disconnected: lastReceived = 0
+                }
+            }
+            if let desk {
+                desk.service(now: Clock.milliseconds())
+                let answered = desk.takeReady()
+                if !answered.isEmpty {
+                    try serve(answered, broker, events: events)
+                    lastSent = Clock.milliseconds()
                 }
             }
             if let subscription {
@@ -162,13 +179,20 @@ public final class ServiceWorker {
         }
         guard !batch.isEmpty else { return .served(replied: false) }
         gathering.record(batch.count, at: intake, lastTaken: lastTaken)
-        // A batch too slow for one heartbeat is committed and answered in parts, so the gateway
-        // hears from this worker at least every half heartbeat and never takes it for lost.
+        if let desk { batch = try divert(batch, to: desk, broker) }
+        try serve(batch.map { ($0.client, $0.body, []) }, broker, events: events)
+        return .served(replied: true)
+    }
+
+    /// Answers `batch`. A batch too slow for one heartbeat is committed and answered in parts, so
+    /// the gateway hears from this worker at least every half heartbeat and never takes it for lost.
+    func serve(_ batch: [(client: Data, body: [Data], answers: [Inquiry.Answer])], _ broker: Socket, events: Socket) throws {
         var answered = 0
         while answered < batch.count {
             let started = Clock.microseconds()
             let part = batch[answered...]
-            let replies = answer(part.map(\.body), until: Clock.milliseconds() + Int64(options.heartbeatMilliseconds / 2))
+            let replies = answer(part.map(\.body), answers: part.map(\.answers),
+                                 until: Clock.milliseconds() + Int64(options.heartbeatMilliseconds / 2))
             metrics.batchLatency.record(seconds: Double(Clock.microseconds() - started) / 1_000_000)
             metrics.batches += 1
             metrics.requests += replies.count
@@ -179,7 +203,6 @@ public final class ServiceWorker {
             publishCommittedEvents(events)
             answered += replies.count
         }
-        return .served(replied: true)
     }
 
     /// Takes every queued message into `batch` until it holds a batch of requests; false when the
@@ -208,15 +231,16 @@ public final class ServiceWorker {
     /// the replies to the requests it took, at least the first. When the commit itself fails, each of
     /// them is answered 6024: that the database is damaged when it is, that the write could not be
     /// committed otherwise.
-    func answer(_ bodies: [[Data]], until deadline: Int64 = .max) -> [Data] {
+    /// `answers` are the requests' answers to their inquiries, when they asked any.
+    func answer(_ bodies: [[Data]], answers: [[Inquiry.Answer]] = [], until deadline: Int64 = .max) -> [Data] {
         var replies: [Data] = []
         replies.reserveCapacity(bodies.count)
         do {
             try storage.store.writeBatch { db in
                 replies.removeAll(keepingCapacity: true)
-                for body in bodies {
+                for (index, body) in bodies.enumerated() {
                     if !replies.isEmpty, Clock.milliseconds() > deadline { break }
-                    replies.append(answer(body, db))
+                    replies.append(answer(body, index < answers.count ? answers[index] : [], db))
                 }
             }
             return replies
@@ -260,7 +284,7 @@ public final class ServiceWorker {
     /// One request: `[command, payload]`, or `[command, payload, proof, ts]` when it was signed (the
     /// gateway verified the proof, made at `ts`, and forwards both). A proof is recorded in the ledger
     /// outside the request's savepoint, so it is remembered even when the request is refused.
-    private func answer(_ body: [Data], _ db: Database) -> Data {
+    private func answer(_ body: [Data], _ answers: [Inquiry.Answer], _ db: Database) -> Data {
         guard body.count == 2 || body.count == 4, let command = String(validating: body[0], as: UTF8.self) else {
             return WireCodec.errorReply(.invalid("a request body is two frames, command and JSON payload, then the proof and its ts if signed"))
         }
@@ -273,7 +297,8 @@ public final class ServiceWorker {
             if let refusal = admit(proof, ts: ts, db) { return WireCodec.errorReply(refusal, seq: WireCodec.seq(of: body[1])) }
             principal = proof.principal
         }
-        let request = Request(command: command, payload: body[1], principal: principal)
+        var request = Request(command: command, payload: body[1], principal: principal)
+        request.answers = answers
         if command == EventFetch.command { return fetchEvents(request) }
         return Self.reply(to: request, handler: handler, logger: logger)
     }

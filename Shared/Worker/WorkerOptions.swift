@@ -40,6 +40,10 @@ public struct WorkerOptions: Options {
     /// 0.8–5 ms and the p99 moved either way (docs/benchmarks.md, "Batches gathered for a moment"):
     /// a trade for an operator who is short of CPU, not a default.
     public var gatherMicroseconds = 0
+    /// Questions to other services asked at once for requests that need them first (`inquiries`), and
+    /// how long each may take before the request runs with no answer (6002 for push.send).
+    public var inquirySlots = 16
+    public var inquiryTimeoutMilliseconds = 2000
 
     /// The most requests one transaction takes: half the credit, so that while a batch is handled
     /// and committed the gateway already sends the next one (measured: +12 % on the stack replay
@@ -67,6 +71,10 @@ public struct WorkerOptions: Options {
              help: "WAL pages (4 KB each) past which the background checkpointer has the WAL start over: about what the WAL takes on disk. The default, 32768 (128 MB), lets one pass copy a page that many commits changed once. No effect with --checkpoint-ms 0."),
         .int("gather-us", \.gatherMicroseconds, in: 0...10_000,
              help: "How long a batch of 2 or more requests waits for more before it runs, in microseconds, while requests arrive fast enough that the wait gathers at least 2 more: one commit and one burst of replies then serve more requests, for less CPU a request and a longer median latency. A lone request never waits. 0 (default) never waits."),
+        .int("inquiry-slots", \.inquirySlots, in: 1...1024,
+             help: "Questions to other services in flight at once for requests that need their answers before they run (push.send asks tagging whether its audience has a device)."),
+        .int("inquiry-timeout-ms", \.inquiryTimeoutMilliseconds, in: 50...60_000,
+             help: "How long such a question may take; past it the request runs without the answer (push.send then answers 6002). The worker serves other requests meanwhile."),
         .parentPID(\.parentPID),
         .int("shard-index", \.shard.index, in: 0...(ShardMap.limit - 1), help: "This worker's shard of its service, 0-based."),
         .int("shard-count", \.shard.count, in: 1...ShardMap.limit,

@@ -23,7 +23,7 @@ struct PushHandlerTests {
         keys.waitUntilExit()
         p8 = try String(contentsOfFile: "\(directory)/AuthKey.p8", encoding: .utf8)
         let clock = self.clock
-        handler = try PushHandler(path: directory + "/push.sqlite", secrets: .forTests, gateway: nil, clock: { clock.now })
+        handler = try PushHandler(path: directory + "/push.sqlite", secrets: .forTests, clock: { clock.now })
     }
 
     func call(_ command: String, _ payload: [String: JSONValue]) -> JSONValue {
