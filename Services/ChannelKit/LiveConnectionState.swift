@@ -19,7 +19,10 @@ struct LiveConnectionState {
     var stage: Stage = .hello
     let openedAt: Double
     /// Mailbox entries sent on this connection and not yet acknowledged, so a message that comes both
-    /// in the attach answer and from a delivery is sent once.
+    /// in the attach answer and from a delivery is sent once. Only the newest `Mailbox.limit` (by
+    /// seq) are needed: the device's shard acknowledges older ones itself, so they never come again.
+    /// Past half as many more, the older ones are forgotten together, so a device that never
+    /// acknowledges costs at most that (some 30 bytes an entry), not a record of all it was ever sent.
     var sent: [Int64: String] = [:]
     /// Entries that came while the shard's attach answer was on its way, sent after it.
     var held: [LiveEntry] = []
@@ -57,6 +60,10 @@ struct LiveConnectionState {
         for entry in entries.sorted(by: { $0.precedes($1) }) where sent[entry.seq] == nil {
             sent[entry.seq] = entry.msgID
             fresh.append(entry)
+        }
+        if sent.count > Mailbox.limit * 3 / 2 {
+            let oldestKept = sent.keys.sorted()[sent.count - Mailbox.limit]
+            sent = sent.filter { $0.key >= oldestKept }
         }
         return fresh
     }

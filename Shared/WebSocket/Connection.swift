@@ -1,6 +1,7 @@
 /// One upgraded socket and everything the loop knows about it. Created, used and ended by the loop
 /// thread only. The descriptor belongs to libmicrohttpd: it is given back through `handle`
-/// (MHD_upgrade_action CLOSE), never close(2)d here. Idle, it holds no buffers.
+/// (MHD_upgrade_action CLOSE), never close(2)d here. Idle, it holds no buffers; its queue's memory
+/// goes back to the system when it ends.
 final class Connection {
     enum State {
         case open
@@ -13,7 +14,7 @@ final class Connection {
     let handle: OpaquePointer
     var state = State.open
     var reader: WebSocketReader
-    var outbound = OutboundQueue()
+    var outbound: OutboundQueue
     var budget: FrameBudget
     /// When the last bytes arrived.
     var lastHeard: Double
@@ -28,11 +29,13 @@ final class Connection {
     /// Whether the peer started the close: then the socket ends as soon as the echo is written.
     var peerClosed = false
 
-    init(id: ConnectionID, fd: Int32, handle: OpaquePointer, maxMessageBytes: Int, burst: Double, now: Double) {
+    /// `queueRoom`: the most its outgoing queue may hold.
+    init(id: ConnectionID, fd: Int32, handle: OpaquePointer, maxMessageBytes: Int, queueRoom: Int, burst: Double, now: Double) {
         self.id = id
         self.fd = fd
         self.handle = handle
         reader = WebSocketReader(maxMessageBytes: maxMessageBytes)
+        outbound = OutboundQueue(room: queueRoom)
         budget = FrameBudget(burst: burst, now: now)
         lastHeard = now
     }

@@ -11,6 +11,9 @@ final class EventLoop {
     /// Bytes read from one socket per wake-up; the loop's one scratch buffer.
     static let readSize = 65_536
     static let batch = 256
+    /// Bytes of `maxQueuedBytes` kept for a close frame (at most 127) and a ping, which may follow
+    /// data that filled the rest: data and pongs may fill only `maxQueuedBytes - controlRoom`.
+    static let controlRoom = 256
 
     private let epoll: Int32
     private let mailbox: Mailbox
@@ -103,7 +106,7 @@ final class EventLoop {
             return
         }
         let connection = Connection(id: id, fd: fd, handle: handle, maxMessageBytes: limits.maxMessageBytes,
-                                    burst: Double(limits.framesPerSecond * 2), now: now)
+                                    queueRoom: limits.maxQueuedBytes, burst: Double(limits.framesPerSecond * 2), now: now)
         connections[id] = connection
         delegate.opened(id, peer: peer)
         if !extra.isEmpty, connection.isOpen {
@@ -163,30 +166,38 @@ final class EventLoop {
 
     // MARK: Writing
 
-    /// Queues `bytes` and writes what the socket takes; a connection whose queue would pass
-    /// `maxQueuedBytes` is a slow reader and is closed instead.
+    /// Queues `bytes` and writes what the socket takes; a connection whose queue would leave less
+    /// than `controlRoom` of `maxQueuedBytes` is a slow reader and is closed instead.
     private func enqueue(_ bytes: [UInt8], on connection: Connection) {
         guard connection.isOpen else { return }
-        guard connection.outbound.count + bytes.count <= limits.maxQueuedBytes else {
+        guard connection.outbound.count + bytes.count <= limits.maxQueuedBytes - Self.controlRoom else {
             let before = connection.outbound.count
             connection.outbound.dropUnstarted()
             queued += connection.outbound.count - before
             fail(connection, code: WebSocketCloseCode.policyViolation, reason: "slow reader")
             return
         }
-        push(bytes, on: connection)
-        flush(connection)
+        write(bytes, on: connection)
     }
 
-    private func push(_ bytes: [UInt8], on connection: Connection) {
-        connection.outbound.push(bytes)
-        queued += bytes.count
+    /// Writes `frame` after what is queued: what the socket does not take waits in the queue.
+    private func write(_ frame: [UInt8], on connection: Connection) {
+        let before = connection.outbound.count
+        let outcome = connection.outbound.send(frame, to: connection.fd)
+        queued += connection.outbound.count - before
+        settle(connection, outcome)
     }
 
+    /// Writes what is queued, as much as the socket takes.
     private func flush(_ connection: Connection) {
         let before = connection.outbound.count
         let outcome = connection.outbound.write(to: connection.fd)
         queued += connection.outbound.count - before
+        settle(connection, outcome)
+    }
+
+    /// Watches for writability while bytes wait; once drained, ends a closing connection's side.
+    private func settle(_ connection: Connection, _ outcome: OutboundQueue.Outcome) {
         switch outcome {
         case .failed:
             finish(connection)
@@ -217,10 +228,9 @@ final class EventLoop {
 
     private func beginClose(_ connection: Connection, frame: [UInt8], code: UInt16, reason: String) {
         guard connection.isOpen else { return }
-        push(frame, on: connection)
         connection.state = .closing(deadline: now + Self.closeLinger)
         report(connection, code: code, reason: reason)
-        flush(connection)
+        write(frame, on: connection)
     }
 
     /// Ends the connection now: out of epoll, back to MHD to close; the delegate hears 1006 unless
@@ -241,9 +251,11 @@ final class EventLoop {
 
     // MARK: Timers
 
-    /// Pings silent connections, drops those that left a ping unanswered, ends lingering closes.
+    /// Pings silent connections, drops those that left a ping unanswered, ends lingering closes,
+    /// and gives back the queue memory of connections that have drained.
     private func sweep() {
         for connection in Array(connections.values) {
+            if connection.outbound.isEmpty { connection.outbound.release() }
             switch connection.state {
             case .closing(let deadline):
                 if now >= deadline { finish(connection) }
@@ -252,8 +264,11 @@ final class EventLoop {
                     if now - sent >= limits.pongTimeout { finish(connection, reason: "ping timeout") }
                 } else if now - connection.lastHeard >= limits.pingInterval {
                     connection.pingSentAt = now
-                    push(WebSocketFrame.encode(opcode: .ping, payload: [UInt8]()), on: connection)
-                    flush(connection)
+                    // Behind a full queue the ping would wait anyway; the peer is dropped as dead if
+                    // nothing comes back within the pong timeout.
+                    if connection.outbound.count <= limits.maxQueuedBytes - Self.controlRoom {
+                        write(WebSocketFrame.encode(opcode: .ping, payload: [UInt8]()), on: connection)
+                    }
                 }
             }
         }
@@ -265,9 +280,9 @@ final class EventLoop {
         }
         for connection in Array(connections.values) {
             if connection.isOpen {
-                push(WebSocketFrame.close(code: WebSocketCloseCode.goingAway, reason: "going away").encoded(), on: connection)
                 report(connection, code: WebSocketCloseCode.goingAway, reason: "going away")
-                _ = connection.outbound.write(to: connection.fd)
+                _ = connection.outbound.send(WebSocketFrame.close(code: WebSocketCloseCode.goingAway, reason: "going away").encoded(),
+                                             to: connection.fd)
             }
             finish(connection)
         }

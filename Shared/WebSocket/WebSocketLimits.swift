@@ -2,12 +2,25 @@ import HTTP
 
 /// What one WebSocket server lets each connection do, and when it gives up on one. A value type the
 /// server copies at `init`; changing it afterwards changes nothing.
+///
+/// What a connection can cost at most: in the process, `maxQueuedBytes` of output (rounded up to
+/// whole pages, held only while bytes wait), `maxMessageBytes` of unfinished input,
+/// `handshakeMemory` and a little of the loop's own state; in the kernel, about twice `sendBuffer`
+/// (not counted in the process's resident size). A peer that never reads costs all of its output
+/// until it is cut as a slow reader; once a connection ends its queue goes back to the system at
+/// once, and the rest to the allocator.
 public struct WebSocketLimits: Sendable, Equatable {
     /// The longest text message, fragments reassembled; a longer one closes with 1009, decided from
     /// the frame's length header before its payload is buffered.
     public var maxMessageBytes: Int
-    /// Outgoing bytes queued for one connection; past it the peer is a slow reader: its queue is
-    /// dropped and it is closed with 1008 "slow reader".
+    /// The most one connection's outgoing queue holds, close and ping frames included: a data frame
+    /// that would leave less than 256 bytes of it free marks the peer a slow reader, whose frames
+    /// not yet begun are dropped before it is closed with 1008 "slow reader". The queue is a ring of
+    /// this size, rounded up to whole pages, mapped from the system (not the heap) when the socket
+    /// first leaves bytes to wait and unmapped within a second of draining or when the connection
+    /// ends: a connection's output never costs the process more than this, an idle one nothing, and
+    /// none of it stays with the allocator. (Before, packed frames grew by doubling and a slow
+    /// reader of 1 KB messages held about 1.7 times this; what it freed tcmalloc kept.)
     public var maxQueuedBytes: Int
     /// Frames a connection may send per second, sustained; bursts of twice that pass. Past it: 1008
     /// "too many frames".
@@ -30,8 +43,9 @@ public struct WebSocketLimits: Sendable, Equatable {
     /// is most of an idle connection's cost: 8 KiB costs about 9.5 KB per connection, 4 KiB about 5.4.
     public var handshakeMemory: Int
     /// The kernel's send buffer of each upgraded socket (SO_SNDBUF; 0 leaves the kernel's own, which
-    /// grows to megabytes): with `maxQueuedBytes`, what a connection that does not read can hold up
-    /// before it counts as a slow reader, and so most of the memory a stuck peer costs.
+    /// grows to megabytes). Linux doubles the figure asked for, for its own bookkeeping: at 64 KiB a
+    /// peer that does not read holds about 130 KB in the kernel (measured: 134 KB of Send-Q) before
+    /// `maxQueuedBytes` starts to fill. Kernel memory: not in the process's resident size.
     public var sendBuffer: Int
 
     public init(maxMessageBytes: Int = 65_536, maxQueuedBytes: Int = 262_144, framesPerSecond: Int = 50,

@@ -17,6 +17,9 @@ public struct WebSocketReader {
     /// Bytes held: an unfinished frame plus an unfinished message's fragments.
     public var buffered: Int { input.count - start + message.count }
 
+    /// Bytes its buffers take, room to grow included.
+    var reserved: Int { input.capacity + message.capacity }
+
     /// Takes bytes read from the socket.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         input.append(contentsOf: bytes)
@@ -41,7 +44,9 @@ public struct WebSocketReader {
         switch try step.get() {
         case .needMore:
             if start > 0 {
-                input.removeFirst(start)
+                // A new array of just the unfinished frame: removing the frames before it in place
+                // would keep all of a read's room (64 KiB) for as long as the frame stays unfinished.
+                input = Array(input[start...])
                 start = 0
             }
             return nil

@@ -1,5 +1,5 @@
 import Testing
-import WebSocket
+@testable import WebSocket
 
 /// The frame codec, the reader that turns frames into messages, and the handshake, with no sockets.
 @Suite struct WebSocketFrameTests {
@@ -33,6 +33,21 @@ import WebSocket
             let step = try WebSocketFrameDecoder.decode(bytes, maxPayload: 100_000, requireMask: mask != nil)
             #expect(step == .frame(WebSocketFrame(opcode: .text, payload: payload), consumed: bytes.count))
         }
+    }
+
+    /// A read that ends inside a frame leaves the reader holding that frame's bytes, not the read's.
+    @Test func anUnfinishedFrameHoldsOnlyItsOwnBytes() throws {
+        let frame = WebSocketFrame(opcode: .text, payload: Array(repeating: 0x61, count: 100)).encoded(mask: 1)
+        var read: [UInt8] = []
+        while read.count < 60_000 { read += frame }
+        var reader = WebSocketReader(maxMessageBytes: 1_000)
+        reader.append(read + frame.prefix(10))
+        while try reader.next() != nil {}
+        #expect(reader.buffered == 10)
+        #expect(reader.reserved < 1_000, "\(reader.reserved) bytes reserved for 10 held")
+        reader.append(Array(frame.dropFirst(10)))
+        #expect(try reader.next() == .text(String(repeating: "a", count: 100)))
+        #expect(reader.reserved == 0)
     }
 
     @Test func masksAsTheRFCExampleShows() throws {
