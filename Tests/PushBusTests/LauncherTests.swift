@@ -54,6 +54,26 @@ struct LauncherTests {
         #expect(Ports.isFree(base), "the gateway is gone with the launcher")
     }
 
+    /// `--dry-run` is what Tools/validate-deploy.sh reads: every process, and nothing started.
+    @Test func dryRunPrintsEveryProcessAndStartsNone() throws {
+        let directory = TestPaths.temporaryDirectory("launcher-dry-run")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try RunningProcess(TestPaths.executable("pushbus"),
+                                     ["--dry-run", "--shards", "channel=2", "--api", "2", "--data-dir", "\(directory)/data"],
+                                     logDirectory: directory)
+        #expect(run.waitForExit(30) == 0, "\(run.output)")
+        let lines = run.output.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        let names = lines.compactMap(\.first)
+        for name in ["gateway", "registration", "tagging", "badge", "scheduler", "analytics", "push", "apns",
+                     "channel/0", "channel/1", "api", "api#2"] {
+            #expect(names.contains(name), "\(name) in \(names)")
+        }
+        let channel = try #require(lines.first { $0.first == "channel/1" })
+        #expect(channel[1].hasSuffix("/channel"))
+        #expect(channel.contains("--shard-index") && channel.contains("--listen"))
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/data"), "nothing started, no data directory made")
+    }
+
     @Test func aStatelessSenderRunsReplicasAndNeverShards() throws {
         let directory = TestPaths.temporaryDirectory("launcher-replicas")
         defer { try? FileManager.default.removeItem(atPath: directory) }

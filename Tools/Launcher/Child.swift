@@ -4,8 +4,8 @@ import Foundation
 /// exponential backoff when it dies unless the launcher is stopping.
 final class Child: @unchecked Sendable {
     let name: String
-    private let executable: String
-    private let arguments: [String]
+    let executable: String
+    let arguments: [String]
     private let output: PrefixedOutput
     private let lock = NSLock()
     private var process: Process?

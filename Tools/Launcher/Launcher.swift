@@ -73,6 +73,11 @@ final class Launcher: @unchecked Sendable {
         }
     }
 
+    /// The children as `--dry-run` prints them: name, executable, then its arguments, tab-separated.
+    var plan: [String] {
+        children.map { ([$0.name, $0.executable] + $0.arguments).joined(separator: "\t") }
+    }
+
     /// Starts everything and blocks until SIGINT or SIGTERM has stopped every child.
     func run() throws -> Never {
         switch try PrivateFiles.prepareDirectory(options.dataDirectory) {

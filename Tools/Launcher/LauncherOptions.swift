@@ -23,6 +23,8 @@ struct LauncherOptions: Options {
     var apiProcesses = 1
     /// Require CURVE on the request endpoint, with the key pair kept in the data directory.
     var curve = false
+    /// Print the processes instead of starting them (what `Tools/validate-deploy.sh` checks deploy/ against).
+    var dryRun = false
 
     static let options: [Option<LauncherOptions>] = [
         .string("data-dir", \.dataDirectory, help: "Directory for every service's database."),
@@ -38,6 +40,7 @@ struct LauncherOptions: Options {
         .int("ready-timeout-ms", \.readyTimeoutMilliseconds, in: 100...3_600_000, help: "How long to wait for every service to answer MMI."),
         .logLevel(\.logLevel, help: "Passed to every child: trace, debug, info, notice, warning or error."),
         .int("api", \.apiProcesses, in: 0...64, help: "REST API processes (EngageLab v4, JPush v3), all on port N+4; 0 for none."),
+        .switch("dry-run", \.dryRun, help: "Print the processes it would start, one a line (name, executable, arguments), and exit."),
     ]
 
     init() {}

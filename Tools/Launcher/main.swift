@@ -10,7 +10,12 @@ let flags = Flags.parseOrExit(program: "pushbus",
                               flags: LauncherOptions.flags)
 do {
     let options = try LauncherOptions(flags, binDirectory: binDirectory)
-    try Launcher(options: options, binDirectory: binDirectory).run()
+    let launcher = try Launcher(options: options, binDirectory: binDirectory)
+    if options.dryRun {
+        print(launcher.plan.joined(separator: "\n"))
+        exit(0)
+    }
+    try launcher.run()
 } catch let error as UsageError {
     Flags.exitUsage("pushbus", error)
 } catch {
