@@ -117,6 +117,11 @@ def engagelab_sdk(config, results):
     expect(not checked.msg_id, "validate sends nothing")
     batch = app.push.batch_by_regid(BatchPushParam(requests=[BatchPushRequest(target=r3, platform="all", notification=notification("b"))]))
     expect(batch.results[r3].success is True, f"batch: {batch}")
+    twice = app.push.batch_by_regid(BatchPushParam(requests=[BatchPushRequest(target=r3, platform="all", notification=notification(text))
+                                                             for text in ["b1", "b2"]]))
+    again = twice.results.get(r3 + "#1")
+    expect(twice.results[r3].success is True and again is not None and again.success is True
+           and twice.results[r3].msg_id != again.msg_id, f"a batch to one target twice: {twice}")
     withdrawn = app.push.withdraw(to_alice.msg_id)
     expect(withdrawn.msg_id == to_alice.msg_id, "withdraw")
     refused(lambda: app.push.withdraw("999999999"), 404, 1003)
