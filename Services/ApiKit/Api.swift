@@ -66,14 +66,16 @@ public final class Api: Sendable {
         appKey.flatMap { quota.standing($0, now: Int64(Date().timeIntervalSince1970)) }?.headers ?? []
     }
 
+    /// The route of `request`: 404 or 405 otherwise, neither echoing what the client sent (the
+    /// path of an absolute URI may carry `user:password@`); a 405 names the methods the path takes.
     private func find(_ request: HTTPRequest) throws(Refusal) -> (Route, [String: String]) {
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters): return (route, parameters)
         case .wrongMethod(let allowed):
-            var refusal = Refusal(405, Int(ResultCode.pushInvalid.rawValue), "\(request.method) is not allowed on \(request.path)")
+            var refusal = Refusal(405, Int(ResultCode.pushInvalid.rawValue), "this path takes \(allowed.joined(separator: ", ")) only")
             refusal.allow = allowed.joined(separator: ", ")
             throw refusal
-        case .unknownPath: throw Refusal.notFound("no endpoint \(request.path)")
+        case .unknownPath: throw Refusal.notFound("no such endpoint")
         }
     }
 

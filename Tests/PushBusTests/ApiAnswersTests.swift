@@ -5,6 +5,21 @@ import Testing
 /// What the REST API answers before and around the services. Real processes.
 @Suite("REST API answers (integration)", .serialized)
 struct ApiAnswersTests {
+    @Test func anUnknownPathOrAWrongMethodIsAnsweredWithoutEchoingTheRequest() throws {
+        let stack = try TestStack().start([])
+        let api = try ApiServer(stack: stack, extra: ["--app-quota", "0"])
+        let absolute = try HTTPGet.exchange(port: api.port, path: "http://alice:s3cret-Pa55@example.com/v9/private-thing?x=1", timeout: 10)
+        #expect(absolute.status == 404, "\(absolute)")
+        let wrong = try HTTPGet.exchange(port: api.port, path: "/v4/devices/s3cret-Pa55", timeout: 10, method: "PATCH")
+        #expect(wrong.status == 405 && wrong.headers["allow"] != nil, "\(wrong)")
+        for answer in [absolute, wrong] {
+            #expect(answer.body.contains("\"error\""), "\(answer.body)")
+            for sent in ["alice", "s3cret", "Pa55", "private-thing", "example.com", "PATCH", "/v4/devices"] {
+                #expect(!answer.body.contains(sent), "\(sent) echoed: \(answer.body)")
+            }
+        }
+    }
+
     @Test func theAuthorizationSchemeIsReadWithoutRegardToCase() throws {
         let stack = try TestStack().start([])
         let api = try ApiServer(stack: stack, extra: ["--app-quota", "0"])
