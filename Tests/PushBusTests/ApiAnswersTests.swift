@@ -2,7 +2,9 @@ import Foundation
 import JSON
 import Testing
 
-/// What the REST API answers before and around the services. Real processes.
+/// What the REST API answers before and around the services: an unknown path or method without
+/// echoing the request, the authorization scheme read without regard to case, and a value of the
+/// wrong shape described by its field, on the bus and over REST alike. Real processes.
 @Suite("REST API answers (integration)", .serialized)
 struct ApiAnswersTests {
     @Test func anUnknownPathOrAWrongMethodIsAnsweredWithoutEchoingTheRequest() throws {
@@ -38,5 +40,25 @@ struct ApiAnswersTests {
         for wrong in ["Basicx \(credentials)", "Basic", "Bearer", "Basic \(credentials.dropLast(4))", "Digest \(credentials)"] {
             #expect(try api.send("POST", "/v4/push", .array([]), authorization: wrong).status == 401, "\(wrong)")
         }
+    }
+
+    @Test func aValueOfTheWrongShapeIsDescribedByItsFieldNotByTheDecoder() throws {
+        let stack = try TestStack().start(["registration", "badge", "scheduler"])
+        let client = try stack.client()
+        let device = try client.register(appKey: "shapeapp", deviceID: "one")
+        let api = try ApiServer(stack: stack, extra: ["--app-quota", "0"])
+
+        let huge = try client.json("badge.set", ["app_key": "shapeapp".json, "registration_id": .string(device), "value": .number(9.3e18)])
+        #expect(huge.code == 6017, "\(huge)")
+        #expect(huge["message"]?.string?.hasPrefix("value must be an integer") == true, "\(huge)")
+        let fraction = try client.json("local.add", ["app_key": "shapeapp".json, "registration_id": .string(device), "identifier": "i".json,
+                                                     "content": .object(["title": "t".json, "badge": .number(1.5)]),
+                                                     "trigger": .object(["time_interval": .number(60)])])
+        #expect(fraction.code == 6017 && fraction["message"]?.string == "content.badge must be an integer", "\(fraction)")
+
+        let schedule = try api.send("POST", "/v4/schedules", .object(["name": "n".json, "enabled": "yes".json]),
+                                    authorization: api.basic("shapeapp"))
+        #expect(schedule.status == 400 && schedule.body["error"]?["code"]?.number == 6017, "\(schedule.body)")
+        #expect(schedule.body["error"]?["message"]?.string == "enabled must be a boolean", "\(schedule.body)")
     }
 }
