@@ -24,12 +24,15 @@ enum PushOperations {
     /// `{"target", "success": true, "msg_id"}` or `{"target", "success": false, "error": {"code", "message"}}`.
     /// Each push costs a unit of the app's quota, the first the one the request took: the entries past
     /// what the window has left are refused (2002) and not sent. Any refusal of an entry is its
-    /// result; the other entries are sent all the same.
+    /// result and the next entries are sent all the same, but for no answer in time (6002): the bus
+    /// is not answering, and the entries after it are not sent (6002 too) rather than each waiting.
     static func batch(_ call: RouteCall, _ entries: [BatchEntry], kind: String) throws(Refusal) -> [JSONValue] {
         guard entries.count <= maxBatch else { throw Refusal.invalid("at most \(maxBatch) pushes in one batch, got \(entries.count)") }
         let allowed = entries.isEmpty ? 0 : 1 + call.charge(entries.count - 1)
+        var unanswered = false
         return entries.enumerated().map { index, entry in
             guard index < allowed else { return failure(entry.target, overQuota) }
+            guard !unanswered else { return failure(entry.target, notSent) }
             guard let target = entry.target, !target.isEmpty else { return failure(entry.target, Refusal.missing("target is missing")) }
             var body: [String: JSONValue] = [:]
             for key in ["platform", "notification", "message", "live_activity", "voip", "options"] { body[key] = entry.body[key] }
@@ -39,6 +42,7 @@ enum PushOperations {
                 let sent = try send(call, JSONObject(push.filter { $0.value != .null }))
                 return .object(["target": .string(target), "success": .bool(true), "msg_id": sent["msg_id"] ?? .null])
             } catch {
+                unanswered = error.code == Int(ResultCode.timeout.rawValue)
                 return failure(target, error)
             }
         }
@@ -46,6 +50,8 @@ enum PushOperations {
 
     /// The result of a batch entry past the app's quota.
     static let overQuota = Refusal(429, Refusal.rateLimited, "past the app's quota for this window: not sent")
+    /// The result of a batch entry after one the bus did not answer in time.
+    static let notSent = Refusal(503, Int(ResultCode.timeout.rawValue), "not sent: an earlier push of this batch got no answer in time")
 
     /// Whether the app's quota (or the gateway's rate for the app) refused any entry of `results`.
     static func isRateLimited(_ results: [JSONValue]) -> Bool {

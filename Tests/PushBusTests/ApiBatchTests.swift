@@ -99,6 +99,24 @@ struct ApiBatchTests {
         #expect(v3.body["q-1"]?["error"]?["code"]?.number == 2002, "\(v3.body)")
         #expect(v3.headers["x-rate-limit-remaining"] == "0", "\(v3.headers)")
     }
+
+    @Test func entriesAfterOneTheBusDoesNotAnswerAreNotSentRatherThanEachWaiting() throws {
+        let push = try PushStack(appKey: "stallapp")
+        let api = try ApiServer(stack: push.stack, extra: ["--app-quota", "0"])
+        let a = try push.device(Self.token(0xB4))
+        try push.waitUntilKnown([a])
+        push.stack.services["push"]?.kill()
+        try push.stack.waitForServiceGone("push")
+
+        let started = Date()
+        let answer = try api.send("POST", "/v4/batch/push/regid", Self.requests(Array(repeating: a, count: 5)), authorization: api.basic("stallapp"))
+        let took = Date().timeIntervalSince(started)
+        #expect(answer.status == 200, "\(answer.body)")
+        let ordered = answer.body["ordered_results"]?.items ?? []
+        #expect(ordered.count == 5 && ordered.allSatisfy { $0["error"]?["code"]?.number == 6002 }, "\(answer.body)")
+        #expect(ordered.dropFirst().allSatisfy { $0["error"]?["message"]?.string?.hasPrefix("not sent") == true }, "\(answer.body)")
+        #expect(took < 4, "one wait for the gateway's 2-s deadline, not five: \(took) s")
+    }
 }
 
 extension JSONValue {
