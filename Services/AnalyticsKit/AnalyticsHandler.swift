@@ -240,7 +240,7 @@ public final class AnalyticsHandler: RequestHandler {
             time = parsed
         }
         let isPage = kind == .pageEnter || kind == .pageLeave
-        let subject = try isPage ? Validate.required(p.page, "page", maxBytes: 256)
+        let subject = try isPage ? Validate.page(p.page)
                                  : Validate.required(p.msgID, "msg_id", maxBytes: 128)
         guard try !Tombstones.contains(db, registrationID: registrationID) else { throw Tombstones.refusal }
         guard try !reports.isForgotten(db, registrationID: registrationID) else {

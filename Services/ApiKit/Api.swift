@@ -28,44 +28,54 @@ public final class Api: Sendable {
     public static let routes = EngageLabRoutes.all + JPushRoutes.all + AdminRoutes.all
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        var headers: [(name: String, value: String)] = []
+        var appKey: String?
         do {
             let (route, parameters) = try find(request)
-            let caller = Caller.from(request.authorization, secrets: secrets)
-            var appKey: String?
-            switch (route.access, caller) {
+            switch (route.access, Caller.from(request.authorization, secrets: secrets)) {
             case (.admin, .admin?): break
             case (.app, .app(let key)?): appKey = key
             case (.admin, _): throw Refusal(401, Refusal.unauthorized, "this endpoint takes the admin secret: Authorization: Bearer <admin.secret>")
             case (.app, _): throw Refusal(401, Refusal.unauthorized, "authentication failed: HTTP Basic app_key:master_secret")
             }
-            if let appKey, let standing = quota.take(appKey, now: Int64(Date().timeIntervalSince1970)) {
-                headers = standing.headers
-                guard standing.allowed else {
-                    throw Refusal(429, Refusal.rateLimited, "more than \(quota.quota) requests in \(quota.windowSeconds) s from this app_key")
-                }
+            let charge = quotaCharge(appKey)
+            guard charge(1) == 1 else {
+                throw Refusal(429, Refusal.rateLimited, "more than \(quota.quota) requests in \(quota.windowSeconds) s from this app_key")
             }
             guard !request.bodyTooLarge else { throw Refusal(413, Int(ResultCode.pushTooBig.rawValue), "the body is larger than the server takes") }
-            let body = try route.handle(RouteCall(request: request, appKey: appKey, parameters: parameters, route: route, bus: bus))
-            return Self.answer(200, body, headers)
+            let body = try route.handle(RouteCall(request: request, appKey: appKey, parameters: parameters, route: route, bus: bus, charge: charge))
+            return Self.answer(200, body, quotaHeaders(appKey))
         } catch let refusal as Refusal {
             if refusal.status >= 500 { logger.warning("request failed", ["path": request.path, "code": refusal.code, "reason": refusal.message]) }
+            var headers = quotaHeaders(appKey)
             if let allow = refusal.allow { headers.append(("Allow", allow)) }
             return Self.answer(refusal.status, refusal.body, headers)
         } catch {
             logger.error("request failed", ["path": request.path, "error": error])
-            return Self.answer(500, Refusal(500, Int(ResultCode.internalError.rawValue), "internal error").body, headers)
+            return Self.answer(500, Refusal(500, Int(ResultCode.internalError.rawValue), "internal error").body, quotaHeaders(appKey))
         }
     }
 
+    /// Takes units of `appKey`'s quota, returning how many it got (all of them for the admin or no limit).
+    private func quotaCharge(_ appKey: String?) -> @Sendable (Int) -> Int {
+        guard let appKey else { return { $0 } }
+        return { [quota] count in quota.take(appKey, upTo: count, now: Int64(Date().timeIntervalSince1970)) }
+    }
+
+    /// The X-Rate-Limit headers of `appKey`'s window as it stands once the request is done.
+    private func quotaHeaders(_ appKey: String?) -> [(name: String, value: String)] {
+        appKey.flatMap { quota.standing($0, now: Int64(Date().timeIntervalSince1970)) }?.headers ?? []
+    }
+
+    /// The route of `request`: 404 or 405 otherwise, neither echoing what the client sent (the
+    /// path of an absolute URI may carry `user:password@`); a 405 names the methods the path takes.
     private func find(_ request: HTTPRequest) throws(Refusal) -> (Route, [String: String]) {
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters): return (route, parameters)
         case .wrongMethod(let allowed):
-            var refusal = Refusal(405, Int(ResultCode.pushInvalid.rawValue), "\(request.method) is not allowed on \(request.path)")
+            var refusal = Refusal(405, Int(ResultCode.pushInvalid.rawValue), "this path takes \(allowed.joined(separator: ", ")) only")
             refusal.allow = allowed.joined(separator: ", ")
             throw refusal
-        case .unknownPath: throw Refusal.notFound("no endpoint \(request.path)")
+        case .unknownPath: throw Refusal.notFound("no such endpoint")
         }
     }
 

@@ -18,7 +18,7 @@ public struct ApiOptions: Options {
     /// Threads that run requests' bus calls, and how many whole requests may wait for one.
     public var handlerThreads = 32
     public var queueLimit = 4096
-    /// Requests one app may make in a window (0 = no limit), and the window's length.
+    /// Units one app may spend in a window (a request one, a batch push one per push; 0 = no limit), and the window's length.
     public var appQuota = 60_000
     public var quotaWindowSeconds = 60
     public var requestTimeoutMilliseconds = 5000
@@ -42,7 +42,7 @@ public struct ApiOptions: Options {
         .int("handler-threads", \.handlerThreads, in: 1...1024, help: "Threads that answer whole requests (each waits on its bus calls)."),
         .int("queue-limit", \.queueLimit, in: 1...1_000_000, help: "Whole requests that may wait for a handler thread; past it, 503."),
         .int("app-quota", \.appQuota, in: 0...100_000_000,
-             help: "Requests one app_key may make per window in this process (0 = no limit); past it, 429 with code 2002."),
+             help: "Units one app_key may spend per window in this process (a request one, a batch push one per push; 0 = no limit); past it, 429 with code 2002."),
         .int("quota-window-s", \.quotaWindowSeconds, in: 1...86_400, help: "Length of the quota's window, in seconds."),
         .int("request-timeout-ms", \.requestTimeoutMilliseconds, in: 10...600_000,
              help: "How long a bus call may take; past it the request is answered 503."),

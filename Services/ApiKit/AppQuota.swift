@@ -1,13 +1,13 @@
 import Foundation
 
-/// Requests per app in fixed windows (JPush's X-Rate-Limit headers): each app may make `quota`
-/// requests a window of `windowSeconds`; past it, 429 until the window turns. Counted in this
-/// process only: N `api` processes behind one address allow an app N times the quota (the
+/// Units per app in fixed windows (JPush's X-Rate-Limit headers): each app may spend `quota` units
+/// a window of `windowSeconds`; past it, 429 until the window turns. A request costs one unit and a
+/// batch push one per push (EngageLab's batch API shares the push API's quota that way). Counted in
+/// this process only: N `api` processes behind one address allow an app N times the quota (the
 /// gateway's `--app-rate` bounds an app across all of them). Shared by the server's threads.
 public final class AppQuota: @unchecked Sendable {
-    /// What the headers say after a request was counted.
+    /// What the headers say of an app's window.
     public struct Standing: Sendable {
-        public let allowed: Bool
         public let quota: Int
         public let remaining: Int
         /// Seconds until the window turns.
@@ -31,20 +31,34 @@ public final class AppQuota: @unchecked Sendable {
         self.windowSeconds = max(1, windowSeconds)
     }
 
-    /// Counts one request of `appKey` at Unix second `now`; nil when there is no limit.
-    public func take(_ appKey: String, now: Int64) -> Standing? {
+    /// Takes up to `count` units of `appKey`'s window at Unix second `now`, as many as it has left,
+    /// and returns how many it took (all of them when there is no limit).
+    public func take(_ appKey: String, upTo count: Int = 1, now: Int64) -> Int {
+        guard quota > 0, count > 0 else { return max(count, 0) }
+        return lock.withLock {
+            turn(now)
+            let used = counts[appKey, default: 0]
+            let taken = min(count, quota - used)
+            if taken > 0 { counts[appKey] = used + taken }
+            return max(taken, 0)
+        }
+    }
+
+    /// Where `appKey`'s window stands at Unix second `now`; nil when there is no limit.
+    public func standing(_ appKey: String, now: Int64) -> Standing? {
         guard quota > 0 else { return nil }
-        let current = now / Int64(windowSeconds)
         let reset = Int(Int64(windowSeconds) - now % Int64(windowSeconds))
         return lock.withLock {
-            if current != window {
-                window = current
-                counts.removeAll(keepingCapacity: true)
-            }
-            let used = counts[appKey, default: 0]
-            guard used < quota else { return Standing(allowed: false, quota: quota, remaining: 0, reset: reset) }
-            counts[appKey] = used + 1
-            return Standing(allowed: true, quota: quota, remaining: quota - used - 1, reset: reset)
+            turn(now)
+            return Standing(quota: quota, remaining: max(0, quota - counts[appKey, default: 0]), reset: reset)
         }
+    }
+
+    /// Forgets every count when `now` is in another window than the last one (under the lock).
+    private func turn(_ now: Int64) {
+        let current = now / Int64(windowSeconds)
+        guard current != window else { return }
+        window = current
+        counts.removeAll(keepingCapacity: true)
     }
 }

@@ -2,8 +2,9 @@ import JSON
 import Schema
 
 /// The device, tag and alias endpoints that EngageLab v4 and JPush v3 share, each a few bus
-/// commands signed as the app. Every device is first looked up in registration, which answers
-/// only for the app's own devices: another app's registration ID is 404, as an unknown one is.
+/// commands signed as the app. Every device a route names is first looked up in registration,
+/// which answers only for the app's own devices: another app's registration ID is 404 (7002) with
+/// the same message as an unknown one, before any other service hears of it.
 enum DeviceOperations {
     /// How many registration IDs one tag change or status query may name (JPush: 1000).
     static let maxDevicesPerCall = 1000
@@ -92,15 +93,18 @@ enum DeviceOperations {
     }
 
     /// Adds the tag to some devices and removes it from others: `{"registration_ids": {"add", "remove"}}`.
+    /// Every device named is looked up first: one that is not the app's is 404 and nothing changes.
     static func changeTag(_ call: RouteCall) throws(Refusal) -> JSONValue {
         let tag = call.parameter("tag")
         guard case .object(let change)? = try call.object()["registration_ids"] else {
             throw Refusal.badRequest(Refusal.deviceRequest, #"registration_ids must be {"add": [...], "remove": [...]}"#)
         }
-        for (key, command) in [("add", Command.tagsAdd), ("remove", Command.tagsDelete)] {
-            for id in try registrationIDs(in: change, field: key, required: false) {
-                _ = try call.call(command, ["registration_id": .string(id), "tags": .array([.string(tag)])])
-            }
+        let changes = [(try registrationIDs(in: change, field: "add", required: false), Command.tagsAdd),
+                       (try registrationIDs(in: change, field: "remove", required: false), Command.tagsDelete)]
+        var looked: Set<String> = []
+        for id in changes.flatMap(\.0) where looked.insert(id).inserted { _ = try device(call, id) }
+        for (ids, command) in changes {
+            for id in ids { _ = try call.call(command, ["registration_id": .string(id), "tags": .array([.string(tag)])]) }
         }
         return .object([:])
     }

@@ -65,15 +65,28 @@ enum EngageLabRoutes {
     ]
 
     /// `{"requests": [{"target", "platform", "notification", "message", "options", "custom_args"}]}`:
-    /// results by target.
+    /// `ordered_results`, one per request in the requests' order, and `results`, the same by target as
+    /// EngageLab answers (its SDK reads them so), a target's later requests under `target#index`;
+    /// `rate_limit_info` when the app's quota left some requests unsent.
     private static func batch(_ call: RouteCall, kind: String) throws -> JSONValue {
         guard case .array(let items)? = try call.object()["requests"] else { throw Refusal.missing("requests is missing or not an array") }
-        var requests: [(key: String, target: String?, body: JSONObject)] = []
+        var entries: [PushOperations.BatchEntry] = []
         for (index, item) in items.enumerated() {
             guard case .object(let body) = item else { throw Refusal.invalid("requests[\(index)] is not an object") }
-            let target = body["target"]?.string
-            requests.append((target ?? "#\(index)", target, body))
+            entries.append((body["target"]?.string, body))
         }
-        return .object(["results": .object(try PushOperations.batch(call, requests, kind: kind))])
+        let results = try PushOperations.batch(call, entries, kind: kind)
+        var byTarget: [String: JSONValue] = [:]
+        for (index, result) in results.enumerated() {
+            var key = entries[index].target ?? ""
+            while key.isEmpty || byTarget[key] != nil { key += "#\(index)" }
+            byTarget[key] = result
+        }
+        var answer: [String: JSONValue] = ["results": .object(byTarget), "ordered_results": .array(results)]
+        if PushOperations.isRateLimited(results) {
+            answer["rate_limit_info"] = .object(["rate_limit_occurred": .bool(true),
+                                                 "message": .string("some requests were past the app's quota and were not sent")])
+        }
+        return .object(answer)
     }
 }

@@ -74,24 +74,30 @@ enum JPushRoutes {
         return .object(["sendno": JPushPayload.sendno(v3), "msg_id": sent["msg_id"] ?? .string("0")])
     }
 
-    /// `{"pushlist": {cid: {"platform", "target", "notification", "message", "options"}}}`: results by cid.
+    /// `{"pushlist": {cid: {"platform", "target", "notification", "message", "options"}}}`: results by
+    /// cid, `{"msg_id"}` or `{"error": {"code", "message"}}` each; a cid named twice is refused.
     private static func batch(_ call: RouteCall, kind: String) throws -> JSONValue {
         guard case .object(let list)? = try call.object()["pushlist"] else { throw Refusal.missing("pushlist is missing or not an object") }
-        var requests: [(key: String, target: String?, body: JSONObject)] = []
+        var entries: [PushOperations.BatchEntry] = []
+        var cids: [String] = []
+        var named: Set<String> = []
         for (cid, item) in list.members {
+            guard named.insert(cid).inserted else { throw Refusal.invalid("pushlist names cid \(cid.prefix(64)) twice") }
             guard case .object(var body) = item else { throw Refusal.invalid("pushlist.\(cid.prefix(64)) is not an object") }
             var options: [String: JSONValue] = [:]
             if case .object(let given)? = body["options"] { options = given.dictionary }
             options["cid"] = .string(cid)
             options["sendno"] = nil
             body = JSONObject(body.dictionary.merging(["options": .object(options)]) { $1 })
-            requests.append((cid, body["target"]?.string, body))
+            entries.append((body["target"]?.string, body))
+            cids.append(cid)
         }
-        let results = try PushOperations.batch(call, requests, kind: kind)
-        return .object(results.mapValues { result in
-            guard result["success"] == .bool(true) else { return .object(["error": result["error"] ?? .null]) }
-            return .object(["msg_id": result["msg_id"] ?? .null])
-        })
+        let results = try PushOperations.batch(call, entries, kind: kind)
+        var byCID: [String: JSONValue] = [:]
+        for (cid, result) in zip(cids, results) {
+            byCID[cid] = result["success"] == .bool(true) ? .object(["msg_id": result["msg_id"] ?? .null]) : .object(["error": result["error"] ?? .null])
+        }
+        return .object(byCID)
     }
 
     /// A v3 schedule's `push` (a v3 push body) in EngageLab's terms.

@@ -16,28 +16,46 @@ enum PushOperations {
         return try call.call(validateOnly ? .pushValidate : .pushSend, fields).withoutEnvelope
     }
 
-    /// One push per entry of `requests`, each to its `target` (a registration ID, or an alias with
-    /// `kind` "alias"); a refused one is reported in its result, the others are sent.
-    static func batch(_ call: RouteCall, _ requests: [(key: String, target: String?, body: JSONObject)], kind: String) throws(Refusal) -> [String: JSONValue] {
-        guard requests.count <= maxBatch else { throw Refusal.invalid("at most \(maxBatch) pushes in one batch, got \(requests.count)") }
-        var results: [String: JSONValue] = [:]
-        for request in requests {
-            guard let target = request.target, !target.isEmpty else {
-                results[request.key] = failure(request.target, Refusal.missing("target is missing"))
-                continue
-            }
+    /// One entry of a batch: its push's `target` (a registration ID, or an alias in a batch of kind
+    /// "alias") and the rest of its fields.
+    typealias BatchEntry = (target: String?, body: JSONObject)
+
+    /// One push per entry, each to its `target`, and one result per entry in the entries' order:
+    /// `{"target", "success": true, "msg_id"}` or `{"target", "success": false, "error": {"code", "message"}}`.
+    /// Each push costs a unit of the app's quota, the first the one the request took: the entries past
+    /// what the window has left are refused (2002) and not sent. Any refusal of an entry is its
+    /// result and the next entries are sent all the same, but for no answer in time (6002): the bus
+    /// is not answering, and the entries after it are not sent (6002 too) rather than each waiting.
+    static func batch(_ call: RouteCall, _ entries: [BatchEntry], kind: String) throws(Refusal) -> [JSONValue] {
+        guard entries.count <= maxBatch else { throw Refusal.invalid("at most \(maxBatch) pushes in one batch, got \(entries.count)") }
+        let allowed = entries.isEmpty ? 0 : 1 + call.charge(entries.count - 1)
+        var unanswered = false
+        return entries.enumerated().map { index, entry in
+            guard index < allowed else { return failure(entry.target, overQuota) }
+            guard !unanswered else { return failure(entry.target, notSent) }
+            guard let target = entry.target, !target.isEmpty else { return failure(entry.target, Refusal.missing("target is missing")) }
             var body: [String: JSONValue] = [:]
-            for key in ["platform", "notification", "message", "live_activity", "voip", "options"] { body[key] = request.body[key] }
+            for key in ["platform", "notification", "message", "live_activity", "voip", "options"] { body[key] = entry.body[key] }
             let push: [String: JSONValue] = ["to": .object([kind: .array([.string(target)])]), "body": .object(body),
-                                             "custom_args": request.body["custom_args"] ?? .null]
-            do {
+                                             "custom_args": entry.body["custom_args"] ?? .null]
+            do throws(Refusal) {
                 let sent = try send(call, JSONObject(push.filter { $0.value != .null }))
-                results[request.key] = .object(["target": .string(target), "success": .bool(true), "msg_id": sent["msg_id"] ?? .null])
-            } catch where error.status == 400 {
-                results[request.key] = failure(target, error)
+                return .object(["target": .string(target), "success": .bool(true), "msg_id": sent["msg_id"] ?? .null])
+            } catch {
+                unanswered = error.code == Int(ResultCode.timeout.rawValue)
+                return failure(target, error)
             }
         }
-        return results
+    }
+
+    /// The result of a batch entry past the app's quota.
+    static let overQuota = Refusal(429, Refusal.rateLimited, "past the app's quota for this window: not sent")
+    /// The result of a batch entry after one the bus did not answer in time.
+    static let notSent = Refusal(503, Int(ResultCode.timeout.rawValue), "not sent: an earlier push of this batch got no answer in time")
+
+    /// Whether the app's quota (or the gateway's rate for the app) refused any entry of `results`.
+    static func isRateLimited(_ results: [JSONValue]) -> Bool {
+        results.contains { $0["error"]?["code"]?.number == Double(Refusal.rateLimited) }
     }
 
     private static func failure(_ target: String?, _ refusal: Refusal) -> JSONValue {

@@ -4,7 +4,7 @@ import JSON
 import Schema
 
 /// One request on its way through a route: who called, the path's parameters, the body as JSON,
-/// and bus calls signed as the caller's app with its `app_key` filled in.
+/// bus calls signed as the caller's app with its `app_key` filled in, and the app's quota.
 public struct RouteCall: Sendable {
     public let request: HTTPRequest
     /// The app that called (nil on admin routes).
@@ -12,6 +12,10 @@ public struct RouteCall: Sendable {
     public let parameters: [String: String]
     let route: Route
     let bus: BusLink
+    /// Takes up to that many units of the app's quota beyond the one the request itself took (a
+    /// batch push costs one per push) and returns how many the window had left: all of them for the
+    /// admin or an app without a limit.
+    let charge: @Sendable (Int) -> Int
 
     /// Path parameter `name` (the router only matches when it is there).
     public func parameter(_ name: String) -> String { parameters[name] ?? "" }

@@ -173,7 +173,7 @@ public final class ChannelHandler: RequestHandler {
     func page(_ p: PageReport, entering: Bool, in db: Database) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let registrationID = try Validate.registrationID(p.registrationID)
-        let page = try Validate.required(p.page, "page", maxBytes: 256)
+        let page = try Validate.page(p.page)
         let record = try presence.record(db, registrationID: registrationID)
         guard entering else {
             if record?.page == page { try presence.setPage(db, registrationID: registrationID, appKey: appKey, page: nil) }

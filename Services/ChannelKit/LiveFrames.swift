@@ -45,7 +45,9 @@ enum LiveFrames {
             }
             return .ack(msgIDs: [try msgID(fields)])
         case "page":
-            guard let page = fields["page"]?.string, !page.isEmpty, page.utf8.count <= 256 else { throw .invalid("page must name the page (at most 256 bytes)") }
+            guard let page = fields["page"]?.string, !page.isEmpty, page.utf8.count <= 256, !Validate.hasControlCharacter(page) else {
+                throw .invalid("page must name the page (at most 256 bytes, no control character)")
+            }
             switch fields["event"]?.string {
             case "enter": return .page(entering: true, page: page)
             case "leave": return .page(entering: false, page: page)

@@ -42,10 +42,10 @@ struct Authenticator {
     mutating func check(command: String, known: Command?, body: [Data], claims: PayloadKeys, now: Int64) -> Result<Admission, CommandError> {
         let rule = SigningPolicy.rule(for: known)
         if claims.registrationIDIsNotString, rule.device != .filter {
-            return .failure(.invalid("field \(SigningPolicy.deviceField): expected a string"))
+            return .failure(.invalid("\(SigningPolicy.deviceField) must be a string"))
         }
         if rule.device == .required, claims.registrationID == nil {
-            return .failure(.empty("missing field \(SigningPolicy.deviceField)"))
+            return .failure(.empty("\(SigningPolicy.deviceField) is missing"))
         }
         if body.count == 2 {
             return rule.acceptsUnsigned ? .success(Admission(body: body, proof: nil, principal: nil)) : .failure(refusal("\(command) must be signed"))

@@ -24,9 +24,10 @@ struct PushPlan: Codable, Equatable, Sendable {
         try content.checkSize()
     }
 
-    /// The request's `request_id` and `custom_args`, checked for size.
+    /// The request's `request_id` (at most 128 bytes, no control character) and `custom_args` (its size).
     static func checkEcho(_ send: PushSend) throws(CommandError) {
         if let id = send.requestID, id.utf8.count > 128 { throw .badField("request_id is longer than 128 bytes") }
+        if let id = send.requestID, Validate.hasControlCharacter(id) { throw .badField("request_id must not contain control characters") }
         if let args = send.customArgs, WireCodec.encode(args).count > 2048 { throw .badField("custom_args is larger than 2048 bytes") }
     }
 }

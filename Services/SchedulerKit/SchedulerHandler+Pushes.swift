@@ -74,6 +74,7 @@ extension SchedulerHandler {
     private static func scheduleName(_ name: String?) throws(CommandError) -> String {
         guard let name, !name.isEmpty else { throw .missing("name is missing") }
         guard name.utf8.count <= maxScheduleNameBytes else { throw .badField("name is longer than \(maxScheduleNameBytes) bytes") }
+        guard !Validate.hasControlCharacter(name) else { throw .badField("name must not contain control characters") }
         return name
     }
 

@@ -78,7 +78,8 @@ final class TreeDecoder: Decoder {
         // The digits first, so a 64-bit integer is exact; then the value, as `3.0` or `1e3` are whole too.
         if let exact = I(number.text) { return exact }
         if let exact = I(exactly: number.value) { return exact }
-        throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "number \(number.value) does not fit in \(I.self)"))
+        let expected = number.value.rounded() == number.value ? "an integer from \(I.min) to \(I.max)" : "an integer"
+        throw ExpectedValue.error(at: path, expected, detail: "number \(number.value) does not fit in \(I.self)")
     }
 
     /// What a mismatch message calls this kind of value.

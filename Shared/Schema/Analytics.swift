@@ -180,7 +180,7 @@ public struct MARejectedEvent: Codable, Equatable, Sendable {
 }
 
 /// The user-property operations of `ma.property`.
-public enum MAPropertyOp: String, Codable, CaseIterable, Sendable {
+public enum MAPropertyOp: String, Codable, CaseIterable, Sendable, WireName {
     case set, increase, add, remove, delete
     case updateObjectArray = "update_object_array"
     case addObjectArray = "add_object_array"
@@ -302,7 +302,7 @@ public struct MAErased: Codable, Equatable, Sendable {
 }
 
 /// What a device reports about a push or a page (`stats.report`).
-public enum StatsKind: String, Codable, CaseIterable, Sendable {
+public enum StatsKind: String, Codable, CaseIterable, Sendable, WireName {
     case received, displayed, opened
     case inappShow = "inapp_show"
     case inappClick = "inapp_click"
@@ -379,7 +379,7 @@ public struct MessageStats: Codable, Equatable, Sendable {
 }
 
 /// The width of a `stats.events` bucket.
-public enum BucketSize: String, Codable, CaseIterable, Sendable {
+public enum BucketSize: String, Codable, CaseIterable, Sendable, WireName {
     case hour, day
 }
 

@@ -28,6 +28,20 @@ public enum Validate {
         return value
     }
 
+    /// A page name (`page.enter`, `page.leave`, `stats.report`, the channel's page frames): present
+    /// and not empty (6001), at most 256 UTF-8 bytes and no control character (6017).
+    public static func page(_ value: String?) throws(CommandError) -> String {
+        let page = try required(value, "page", maxBytes: 256)
+        guard !hasControlCharacter(page) else { throw .invalid("page must not contain control characters") }
+        return page
+    }
+
+    /// Whether `value` holds a control character (U+0000-001F, U+007F-009F), which no name a client
+    /// gives (a page, a schedule's name, a request_id) may hold.
+    public static func hasControlCharacter(_ value: String) -> Bool {
+        value.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
     /// A mobile number as the seed fixes it: nil or "" unbinds (returns nil); otherwise it starts
     /// with `+` or a digit and has only digits and `-` after (6023), at most 20 characters (6025).
     public static func mobile(_ value: String?) throws(CommandError) -> String? {

@@ -22,7 +22,7 @@ public enum WireCodec {
         } catch let error as CommandError {
             throw error
         } catch {
-            throw .invalid("malformed payload: \(error)")
+            throw .invalid("malformed payload")
         }
     }
 
@@ -72,32 +72,38 @@ public enum WireCodec {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
+    /// A decoding error as the reply says it: which field is wrong and what it must be, never the
+    /// decoder's words (its type names, its numbers).
     private static func describe(_ error: DecodingError) -> CommandError {
         switch error {
         case .keyNotFound(let key, let context):
-            return .empty("missing field \(path(context.codingPath + [key]))")
-        case .valueNotFound(_, let context):
-            return .empty("field \(path(context.codingPath)) is null")
+            return .empty("\(path(context.codingPath + [key])) is missing")
+        case .valueNotFound(let type, let context):
+            return .empty("\(path(context.codingPath)) must be \(typeName(type)), not null")
         case .typeMismatch(let type, let context):
-            return .invalid("field \(path(context.codingPath)): expected \(typeName(type))")
+            return .invalid("\(path(context.codingPath)) must be \(typeName(type))")
         case .dataCorrupted(let context):
             if let underlying = context.underlyingError as? CommandError { return underlying }
             if context.codingPath.isEmpty { return .invalid("malformed payload: not valid JSON") }
-            return .invalid("field \(path(context.codingPath)): \(context.debugDescription)")
+            if let expected = context.underlyingError as? ExpectedValue { return .invalid("\(path(context.codingPath)) must be \(expected.description)") }
+            return .invalid("\(path(context.codingPath)) is not valid")
         @unknown default:
             return .invalid("malformed payload")
         }
     }
 
+    /// `content.badge`, `tags[1]`: the field's keys as the payload names them.
     private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        keys.reduce(into: "") { text, key in
+            if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+        }
     }
 
     private static func typeName(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: "a string"
-        case is Int.Type, is Int64.Type: "an integer"
-        case is Double.Type: "a number"
+        case is any FixedWidthInteger.Type: "an integer"
+        case is any BinaryFloatingPoint.Type: "a number"
         case is Bool.Type: "a boolean"
         default: "\(type)".lowercased().contains("array") ? "an array" : "an object"
         }

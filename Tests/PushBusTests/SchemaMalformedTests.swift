@@ -81,6 +81,33 @@ struct SchemaMalformedTests {
         #expect(frame.error?.code == .invalidRequest, "\(String(describing: frame.error))")
     }
 
+    @Test("a field of the wrong type is named, with what it must be, in the service's words", arguments: wrongTypes)
+    func wrongTypeMessage(_ frame: SchemaBadFrame) throws {
+        let message = try #require(frame.error?.message)
+        #expect(message.firstMatch(of: /^[a-z_]+(\.[a-z_]+|\[[0-9]+\])* must be (a|an|one of) [a-z]/) != nil, "\(message)")
+        for word in ["Int", "Double", "String", "Optional", "Swift", "fit", "initialize", "expected", "Kind", "Op", "Size"] {
+            #expect(!message.contains(word), "\(message)")
+        }
+    }
+
+    @Test("what a field must be, for each way of being wrong")
+    func messages() {
+        let said: [(SchemaBadFrame, String)] = [
+            (SchemaBadFrame("badge fractional", LocalAdd.self, #"{"content":{"badge":1.5}}"#), "content.badge must be an integer"),
+            (SchemaBadFrame("badge beyond Int", LocalAdd.self, #"{"content":{"badge":9.3e18}}"#),
+             "content.badge must be an integer from -9223372036854775808 to 9223372036854775807"),
+            (SchemaBadFrame("tag of a number", TagsChange.self, #"{"tags":["a",2]}"#), "tags[1] must be a string"),
+            (SchemaBadFrame("unknown kind", StatsReport.self, #"{"kind":"clicked"}"#),
+             "kind must be one of received, displayed, opened, inapp_show, inapp_click, voip_received, page_enter, page_leave"),
+            (SchemaBadFrame("unknown bucket", StatsEvents.self, #"{"bucket":"week"}"#), "bucket must be one of hour, day"),
+            (SchemaBadFrame("badge value missing", BadgeValue.self, "{}"), "value is missing"),
+            (SchemaBadFrame("badge value null", BadgeValue.self, #"{"value":null}"#), "value must be an integer, not null"),
+        ]
+        for (frame, message) in said {
+            #expect(frame.error?.message == message, "\(frame.label): \(String(describing: frame.error))")
+        }
+    }
+
     /// A required field of a non-optional type is missing or null.
     static let missing: [SchemaBadFrame] = [
         SchemaBadFrame("reply without code", Reply<Empty>.self, "{}"),
