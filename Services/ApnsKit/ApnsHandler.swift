@@ -1,33 +1,44 @@
 import Credentials
 import Foundation
 import Schema
-import SQLite
 import Worker
 
-/// The `apns` service: a stateless sender. Takes `apns.send` from the push service (through the
-/// gateway, which admits only PushBus's own services to it) and answers each notification's fate.
-/// Its storage is an in-memory database the worker needs for its loop; nothing is kept.
-public final class ApnsHandler: RequestHandler {
+/// The `apns` service: a stateless sender (no database, no transaction). Takes `apns.send` from the
+/// push service (through the gateway, which admits only PushBus's own services to it), hands the
+/// notifications to the HTTP/2 client at once, and answers each one's fate when APNs has answered
+/// them all, while the worker goes on taking other batches.
+public final class ApnsHandler: StatelessHandler {
     public let service = Service.apns
-    public let storage: ServiceStorage
     private let sender: ApnsSender
     static let maxNotifications = 1000
 
-    public init(settings: ApnsSettings, publisher: String = "apns") throws {
-        storage = try ServiceStorage(path: ":memory:", migrations: [], publisher: publisher)
-        sender = ApnsSender(settings: settings)
+    public init(settings: ApnsSettings) throws {
+        sender = try ApnsSender(settings: settings)
     }
 
-    public func setKeepAlive(_ keepAlive: @escaping () -> Void) { sender.keepAlive = keepAlive }
-
-    public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
-        switch command {
-        case .apnsSend: try send(request.decode(ApnsSend.self), by: request.principal)
-        default: throw notHandled(command)
+    public func handle(_ command: Command, _ request: Request, reply: @escaping @Sendable (Data) -> Void) {
+        let seq = request.seq
+        do {
+            guard command == .apnsSend else { throw CommandError.invalid("\(command.name) is not handled by apns") }
+            let p = try request.decode(ApnsSend.self)
+            let (key, notifications) = try check(p, by: request.principal)
+            do {
+                try sender.send(notifications, key: key, lane: p.appKey ?? "\(key.teamID).\(key.keyID)") { results in
+                    reply(WireCodec.successReply(ApnsSent(results: results), seq: seq))
+                }
+            } catch {
+                throw CommandError.invalid("the app's APNs key cannot sign: the .p8 is not a P-256 private key")
+            }
+        } catch {
+            reply(WireCodec.errorReply(error as? CommandError ?? CommandError(.internalError, "internal error"), seq: seq))
         }
     }
 
-    func send(_ p: ApnsSend, by principal: Principal?) throws -> ApnsSent {
+    public func close() { sender.stop() }
+
+    /// The batch's key and notifications, checked: only PushBus's services may send, every token is
+    /// hex, and no header value could smuggle a header of its own.
+    func check(_ p: ApnsSend, by principal: Principal?) throws -> (ApnsKey, [ApnsNotification]) {
         guard case .service? = principal else {
             throw CommandError(.appKeyInvalid, "apns.send is PushBus's own: only its services may call it")
         }
@@ -41,17 +52,11 @@ public final class ApnsHandler: RequestHandler {
                 throw CommandError.invalid("notification \(n.id.prefix(64)) has a token that is not hex")
             }
             // Header values: a line break would smuggle a header of its own, a space at an end breaks the stream.
-            for value in [n.topic, n.pushType] + (n.collapseID.map { [$0] } ?? []) where !HeaderValue.isValid(value) {
+            for value in [n.topic, n.pushType] + (n.collapseID.map { [$0] } ?? []) + (n.apnsID.map { [$0] } ?? []) where !HeaderValue.isValid(value) {
                 throw CommandError.invalid("notification \(n.id.prefix(64)) has a header value that is not printable ASCII")
             }
         }
-        do {
-            return ApnsSent(results: try sender.send(notifications, key: key))
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError.invalid("the app's APNs key cannot sign: \(error)")
-        }
+        return (key, notifications)
     }
 
     private static func isHex(_ byte: UInt8) -> Bool {

@@ -3,55 +3,48 @@ import HTTP2Client
 import JSON
 import Schema
 
-/// Delivers one app's notifications to APNs over HTTP/2: every notification a stream on a kept
-/// connection (one client per endpoint, production and sandbox), with the headers APNs reads, and
-/// each answer read back (status, `reason`, 410's `timestamp`, `retry-after`). A batch answered
-/// `ExpiredProviderToken` is signed anew and those notifications sent once more. A call blocks
-/// until every stream of the batch has ended: a stream still open on a live connection is waited
-/// for (up to the client's stream timeout), never given up on by a batch deadline.
-final class ApnsSender {
+/// Delivers notifications to APNs over HTTP/2: every notification a stream on a kept connection
+/// (the client keeps its own per origin, production and sandbox), with the headers APNs reads, and
+/// each answer read back (status, `reason`, 410's `timestamp`, `retry-after`). Notifications
+/// answered `ExpiredProviderToken` are signed anew and sent once more. Nothing here blocks: `send`
+/// hands the streams to the client's loop and the completion runs there once every stream has
+/// ended; a stream still open on a live connection is waited for (up to the stream timeout), never
+/// given up on by a batch deadline.
+final class ApnsSender: Sendable {
     private let settings: ApnsSettings
     private let tokens = ProviderTokens()
-    private var clients: [String: HTTP2Client] = [:]
-    /// Called while waiting on APNs, so the worker keeps its heartbeat.
-    var keepAlive: () -> Void = {}
+    private let client: HTTP2Client
 
-    init(settings: ApnsSettings) { self.settings = settings }
-
-    func send(_ notifications: [ApnsNotification], key: ApnsKey) throws -> [ApnsResult] {
-        var results = try attempt(notifications, key: key)
-        let expired = results.indices.filter { results[$0].status == 403 && results[$0].reason == "ExpiredProviderToken" }
-        if !expired.isEmpty {
-            tokens.expire(key)
-            let again = try attempt(expired.map { notifications[$0] }, key: key)
-            for (index, result) in zip(expired, again) { results[index] = result }
-        }
-        return results
+    init(settings: ApnsSettings) throws {
+        self.settings = settings
+        client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxConnections: settings.connections,
+                                                       maxStreams: settings.maxStreams, streamTimeout: Double(settings.streamTimeoutSeconds),
+                                                       sendTimeout: Double(settings.requestTimeoutSeconds)))
     }
 
-    private func attempt(_ notifications: [ApnsNotification], key: ApnsKey) throws -> [ApnsResult] {
+    /// Sends `notifications` signed with `key`'s provider token in `lane` (one per app, so the
+    /// client shares its streams fairly between apps); `completion` gets one result per
+    /// notification, in order, on the client's loop. Throws, sending nothing, when the key cannot sign.
+    func send(_ notifications: [ApnsNotification], key: ApnsKey, lane: String,
+              completion: @escaping @Sendable ([ApnsResult]) -> Void) throws {
         let authorization = try tokens.authorization(key)
-        var results = [ApnsResult?](repeating: nil, count: notifications.count)
-        // Production and sandbox devices go to different hosts, each over its own connection.
-        for production in [true, false] {
-            let indices = notifications.indices.filter { notifications[$0].production == production }
-            guard !indices.isEmpty else { continue }
-            let base = settings.baseURL(production: production)
-            let requests = indices.map { Self.request(notifications[$0], base: base, authorization: authorization) }
-            let responses = try client(for: base).sendAndWait(requests, lane: "\(key.teamID).\(key.keyID)", meanwhile: keepAlive)
-            for (index, response) in zip(indices, responses) { results[index] = Self.result(notifications[index].id, response) }
+        client.send(notifications.map { request($0, authorization: authorization) }, lane: lane) { [self] responses in
+            let results = zip(notifications, responses).map { Self.result($0.id, $1) }
+            let expired = results.indices.filter { results[$0].status == 403 && results[$0].reason == "ExpiredProviderToken" }
+            guard !expired.isEmpty, let renewed = try? tokens.renew(key) else { return completion(results) }
+            client.send(expired.map { request(notifications[$0], authorization: renewed) }, lane: lane) { again in
+                var final = results
+                for (index, response) in zip(expired, again) { final[index] = Self.result(notifications[index].id, response) }
+                completion(final)
+            }
         }
-        return results.enumerated().map { $1 ?? ApnsResult(id: notifications[$0].id, status: 0, reason: "NotSent") }
     }
 
-    private func client(for base: String) throws -> HTTP2Client {
-        if let client = clients[base] { return client }
-        // A request that cannot be written within the batch timeout is reported NotSent (safe to
-        // retry); one written waits for its answer up to the stream timeout.
-        let client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxStreams: settings.maxStreams,
-                                                           sendTimeout: Double(settings.requestTimeoutSeconds)))
-        clients[base] = client
-        return client
+    /// Ends the client: streams still open end Lost, waiting ones NotSent, and their completions run.
+    func stop() { client.stop() }
+
+    private func request(_ n: ApnsNotification, authorization: String) -> HTTP2Request {
+        Self.request(n, base: settings.baseURL(production: n.production), authorization: authorization)
     }
 
     static func request(_ n: ApnsNotification, base: String, authorization: String) -> HTTP2Request {
@@ -61,7 +54,8 @@ final class ApnsSender {
             ("apns-push-type", n.pushType),
             ("apns-priority", String(n.priority)),
             ("content-type", "application/json"),
-            ("apns-id", UUID().uuidString.lowercased()),
+            // The same id for every attempt at one (message, device): APNs and the device see one notification.
+            ("apns-id", n.apnsID ?? UUID().uuidString.lowercased()),
         ]
         if let expiration = n.expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapse = n.collapseID { headers.append(("apns-collapse-id", collapse)) }

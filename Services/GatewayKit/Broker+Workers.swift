@@ -62,15 +62,17 @@ extension Broker {
         }
     }
 
-    func nextDeadline() -> Int64? { deadlines.first?.at }
+    func nextDeadline() -> Int64? { deadlines.values.compactMap { $0.first?.at }.min() }
 
     /// Answers 6002 to every request whose deadline has passed. A worker still holding one keeps
     /// the credit until it replies (the late reply is dropped) or dies.
     func expireRequests(now: Int64) {
-        while let due = deadlines.first, due.at <= now {
-            _ = deadlines.popFirst()
-            if let request = requests.removeValue(forKey: due.id) {
-                answer(request, CommandError(.timeout, "no answer from \(request.target) in time, retry"))
+        for timeout in deadlines.keys {
+            while let due = deadlines[timeout]?.first, due.at <= now {
+                _ = deadlines[timeout]?.popFirst()
+                if let request = requests.removeValue(forKey: due.id) {
+                    answer(request, CommandError(.timeout, "no answer from \(request.target) in time, retry"))
+                }
             }
         }
     }

@@ -32,8 +32,9 @@ public final class Broker {
     var metricsServer: MetricsServer?
     var recorder: Recorder?
     var requests: [UInt64: PendingRequest] = [:]
-    /// Accepted requests by deadline, in arrival order (every request has the same timeout).
-    var deadlines = FirstInFirstOut<(id: UInt64, at: Int64)>()
+    /// Accepted requests by deadline: one queue in arrival order per timeout (the request timeout,
+    /// and the longer ones of `--service-timeout-ms`), so each queue's deadlines are in order.
+    var deadlines: [Int: FirstInFirstOut<(id: UInt64, at: Int64)>] = [:]
     var services: [String: ServiceQueue] = [:]
     var workers: [Data: WorkerRecord] = [:]
     var nextID: UInt64 = 1
@@ -288,10 +289,11 @@ public final class Broker {
         let id = nextID
         nextID += 1
         let now = Clock.milliseconds()
-        let deadline = now + Int64(options.requestTimeoutMilliseconds)
+        let timeout = options.timeout(for: target)
+        let deadline = now + Int64(timeout)
         requests[id] = PendingRequest(client: sender, replyService: request.service, target: target,
                                       body: body, proof: proof, deadline: deadline, arrivedAt: now, part: part)
-        deadlines.append((id, deadline))
+        deadlines[timeout, default: FirstInFirstOut()].append((id, deadline))
         queue.enqueue(id)
         metrics.accepted(target, hasWorkers: { hasWorkers(target) })
         dispatch(target)

@@ -1,4 +1,5 @@
 import Runtime
+import Schema
 
 /// The gateway's settings, from flags or `PUSHBUS_*` variables; each property's initial value is its
 /// flag's default.
@@ -10,6 +11,9 @@ public struct GatewayOptions: Options {
     public var heartbeatMilliseconds = 1000
     public var liveness = 3
     public var requestTimeoutMilliseconds = 5000
+    /// Deadlines of services whose workers wait on servers outside PushBus (the apns senders wait on
+    /// APNs for as long as its connection lives), by service name; others have the request timeout.
+    public var serviceTimeouts: [String: Int] = ["apns": 90_000]
     public var queueLimit = 10_000
     public var maxRequestBytes = 1 << 20
     public var logLevel = Logger.Level.info
@@ -45,6 +49,10 @@ public struct GatewayOptions: Options {
         .int("liveness", \.liveness, in: 1...100, help: "Missed heartbeats before a worker is declared dead."),
         .int("request-timeout-ms", \.requestTimeoutMilliseconds, in: 10...600_000,
              help: "Deadline of a request; past it the client gets code 6002."),
+        Option("service-timeout-ms", \.serviceTimeouts,
+               help: "Deadlines of services that wait on servers outside PushBus, as name=ms pairs separated by commas (the apns senders wait on APNs while its connection is alive, so that a slow APNs delays notifications but duplicates none).",
+               format: { $0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") },
+               parse: { text throws(UsageError) in try GatewayOptions.timeouts(text) }),
         .int("queue-limit", \.queueLimit, in: 1...10_000_000,
              help: "Requests waiting per service; beyond it the client gets code 6002 at once."),
         .int("max-request-bytes", \.maxRequestBytes, in: 1024...(64 << 20), help: "Largest request accepted; a larger one gets code 6017."),
@@ -69,4 +77,22 @@ public struct GatewayOptions: Options {
         .optional("record", \.recordPath, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),
         .parentPID(\.parentPID),
     ]
+
+    /// The deadline of a request to `service` (a shard's name counts as its service's).
+    public func timeout(for service: String) -> Int {
+        guard !serviceTimeouts.isEmpty else { return requestTimeoutMilliseconds }
+        if let own = serviceTimeouts[service] { return own }
+        guard ShardHash.isShardName(service) else { return requestTimeoutMilliseconds }
+        return serviceTimeouts[String(ShardHash.baseService(of: service))] ?? requestTimeoutMilliseconds
+    }
+
+    static func timeouts(_ text: String) throws(UsageError) -> [String: Int] {
+        var timeouts: [String: Int] = [:]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: "=")
+            guard parts.count == 2, !parts[0].isEmpty else { throw UsageError("--service-timeout-ms takes name=ms pairs, not \(pair)") }
+            timeouts[String(parts[0])] = try Flags.int(String(parts[1]), "service-timeout-ms", in: 10...3_600_000)
+        }
+        return timeouts
+    }
 }

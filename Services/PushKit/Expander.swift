@@ -28,6 +28,9 @@ public final class Expander: SideLoop {
     private let pagesReady: Doorbell
     /// When a message whose page could not be expanded may be tried again (row id → Unix seconds).
     private var expandAfter: [Int64: Double] = [:]
+    /// The app whose page was expanded last, and each app's message expanded last: the turns.
+    private var lastApp: String?
+    private var lastMessage: [String: Int64] = [:]
 
     /// What one pass did, and so how soon the next one comes.
     private enum Pass {
@@ -73,17 +76,29 @@ public final class Expander: SideLoop {
 
     /// How often an idle expander looks for a new message: a fired local notification waits at most this long.
     static let idleSeconds = 0.02
-    /// How often it looks again while the senders have `--backlog` notifications queued (seconds' worth).
-    static let fullSeconds = 0.1
+    /// How often it looks again while every app with pages left has `--backlog` notifications
+    /// queued: as often as when idle, since another app's push may come any moment and must not
+    /// wait for the busy app's backlog (a look is a few index reads).
+    static let fullSeconds = 0.02
 
-    /// Expands one page of the oldest open message, or the whole of it and of the direct messages of
-    /// its app after it (one `device.tokens` and one transaction for many fired local
-    /// notifications), unless enough is queued already.
+    /// Expands one page of one app's next open message, or the whole of it and of the direct
+    /// messages of that app after it (one `device.tokens` and one transaction for many fired local
+    /// notifications). Apps take turns, and so do an app's messages, a page at a time: one app's
+    /// broadcast never holds back another app's push, nor its own small pushes, by more than a
+    /// page. An app with `--backlog` notifications due and unsent waits its turn out.
     private func expand(now: Double) throws -> Pass {
-        guard try !store.read({ db in try fanout.isBacklogFull(db, now: now, limit: settings.backlog) }) else { return .backlogFull }
-        let open = try store.read { db in try fanout.open(db, limit: Self.directBatch) }
-            .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
-        guard let first = open.first else { return .idle }
+        let apps = try store.read { db in try fanout.openApps(db) }
+        guard !apps.isEmpty else { return .idle }
+        let start = lastApp.flatMap { last in apps.firstIndex { $0 > last } } ?? 0
+        var open: [FanoutStore.OpenMessage] = []
+        for appKey in apps[start...] + apps[..<start] {
+            guard try !store.read({ db in try fanout.isBacklogFull(db, appKey: appKey, now: now, limit: settings.backlog) }) else { continue }
+            open = try store.read { db in try fanout.open(db, appKey: appKey, after: lastMessage[appKey] ?? -1, limit: Self.directBatch) }
+                .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
+            if !open.isEmpty { break }
+        }
+        guard let first = open.first else { return .backlogFull }
+        lastApp = first.appKey
         let pager = AudiencePager(gateway: gateway, pageSize: settings.pageSize)
         do {
             let plan = try WireCodec.decode(PushPlan.self, from: first.plan)
@@ -108,6 +123,7 @@ public final class Expander: SideLoop {
                 }
             }
             for (message, _) in batch { expandAfter[message.id] = nil }
+            lastMessage[first.appKey] = batch.last?.message.id
         } catch let error as CommandError where error.code != .timeout && error.code != .internalError {
             // A service refused the message's audience for good (it changed since the push was
             // checked): the message ends with what it has, rather than block the ones behind it.

@@ -32,6 +32,10 @@ public final class Fanout: SideLoop {
     private let notifications: NotificationBuilder
     /// Rung by the expander after each page it commits.
     private let pagesReady: Doorbell
+    /// The app served last by the lease: the next lease starts with the one after it.
+    private var lastApp: String?
+    /// Requests out to the senders per app.
+    private var holding: [String: Int] = [:]
     /// The answers the pool's completions handed over in this pass, recorded together.
     private var answered: [(request: InFlight, reply: Data?)] = []
 
@@ -94,7 +98,14 @@ public final class Fanout: SideLoop {
     private func dispatch(now: Double) throws -> Bool {
         let free = pool.freeSlots
         guard free > 0 else { return false }
-        let leased = try store.write { db in try fanout.lease(db, now: now, limit: free * settings.batchSize) }
+        // One app holds at most all slots but two: another app's push always finds one free.
+        let share = max(1, settings.senderSlots - 2)
+        let (leased, last) = try store.write { db in
+            try fanout.lease(db, now: now, limit: free * settings.batchSize, quantum: settings.batchSize, after: lastApp) { app in
+                max(0, share - holding[app, default: 0]) * settings.batchSize
+            }
+        }
+        lastApp = last
         guard !leased.isEmpty else { return false }
         let built = try store.read { db in try notifications.build(leased, in: db) }
         if !built.unsendable.isEmpty {
@@ -116,7 +127,11 @@ public final class Fanout: SideLoop {
 
     private func submit<Request: Encodable>(_ command: Command, _ request: Request, _ deliveries: [FanoutStore.Delivery]) {
         let inFlight = InFlight(command: command, deliveries: deliveries)
+        let app = deliveries.first?.appKey ?? ""
+        holding[app, default: 0] += 1
         pool.submit(BusPool.Job(service: command.service.name, body: [Data(command.name.utf8), WireCodec.encode(request)]) { [unowned self] reply in
+            holding[app, default: 1] -= 1
+            if holding[app] == 0 { holding[app] = nil }
             answered.append((inFlight, reply))
         })
     }

@@ -22,6 +22,7 @@ struct FanoutStore {
         /// The row's number, which the sender's answer comes back with.
         let id: Int64
         let message: Int64
+        let appKey: String
         let registrationID: String
         let token: String
         let production: Bool
@@ -29,12 +30,26 @@ struct FanoutStore {
         let attempts: Int
     }
 
-    /// The oldest messages with pages left to expand, at most `limit`.
-    func open(_ db: Database, limit: Int) throws -> [OpenMessage] {
+    /// The apps with messages whose pages are not all expanded, in app-key order.
+    func openApps(_ db: Database) throws -> [String] {
+        try db.rows("SELECT DISTINCT app_key FROM messages WHERE state IN ('queued', 'sending') AND exhausted = 0 ORDER BY app_key")
+            .compactMap { $0[0].string }
+    }
+
+    /// `appKey`'s messages with pages left to expand, in id order from the first after `after`
+    /// (wrapping round to the oldest), at most `limit`.
+    func open(_ db: Database, appKey: String, after: Int64, limit: Int) throws -> [OpenMessage] {
+        let later = try open(db, appKey: appKey, from: after + 1, limit: limit)
+        guard later.count < limit, after >= 0 else { return later }
+        let earlier = try open(db, appKey: appKey, from: 0, limit: limit - later.count).filter { $0.id <= after }
+        return later + earlier
+    }
+
+    private func open(_ db: Database, appKey: String, from first: Int64, limit: Int) throws -> [OpenMessage] {
         try db.rows("""
             SELECT id, msg_id, app_key, plan, cursor, audience_total, expanded, created_at FROM messages
-            WHERE state IN ('queued', 'sending') AND exhausted = 0 ORDER BY id LIMIT ?
-            """, limit).compactMap { row in
+            WHERE app_key = ? AND state IN ('queued', 'sending') AND exhausted = 0 AND id >= ? ORDER BY id LIMIT ?
+            """, appKey, first, limit).compactMap { row in
             guard case .integer(let id) = row[0] else { return nil }
             return OpenMessage(id: id, msgID: row[1].string ?? "", appKey: row[2].string ?? "", plan: Data((row[3].string ?? "").utf8),
                                cursor: row[4].string, audienceTotal: row[5].int, expanded: row[6].int ?? 0, createdAt: row[7].double ?? 0)
@@ -47,12 +62,13 @@ struct FanoutStore {
     @discardableResult
     func commitPage(_ db: Database, message: Int64, deliveries: [(registrationID: String, token: String, production: Bool, badge: Int?, due: Double)],
                     looked: Int, nextCursor: String?, total: Int?) throws -> Int {
-        guard try db.value("SELECT state FROM messages WHERE id = ?", message).string != "withdrawn" else { return 0 }
+        guard let row = try db.row("SELECT state, app_key FROM messages WHERE id = ?", message), row[0].string != "withdrawn" else { return 0 }
+        let appKey = row[1].string ?? ""
         var added = 0
         for d in deliveries {
             added += try db.run("""
-                INSERT OR IGNORE INTO deliveries (message, registration_id, token, production, badge, due) VALUES (?, ?, ?, ?, ?, ?)
-                """, message, d.registrationID, d.token, d.production, d.badge, d.due)
+                INSERT OR IGNORE INTO deliveries (message, app_key, registration_id, token, production, badge, due) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, message, appKey, d.registrationID, d.token, d.production, d.badge, d.due)
         }
         try db.run("""
             UPDATE messages SET targets = targets + ?, pending = pending + ?, cursor = ?, exhausted = ?,
@@ -63,30 +79,56 @@ struct FanoutStore {
         return added
     }
 
-    /// Hands up to `limit` due deliveries to the caller, oldest due first, leased so no other pass
-    /// takes them; a lease outlives nothing but this process (`releaseLeases` at start).
-    func lease(_ db: Database, now: Double, limit: Int) throws -> [Delivery] {
+    /// Hands up to `limit` due deliveries to the caller, leased so no other pass takes them: the
+    /// apps with due work in turn, `quantum` at a time each, starting with the first app after
+    /// `after` (the last one served before), each app's oldest due first; so one app's broadcast
+    /// never holds back another app's push by more than a turn. A lease outlives nothing but this
+    /// process (`releaseLeases` at start). Returns the deliveries and the last app served.
+    /// `room` caps what one app may take in this pass (its share of the sender slots).
+    func lease(_ db: Database, now: Double, limit: Int, quantum: Int = 100, after: String? = nil,
+               room: (String) -> Int = { _ in .max }) throws -> (deliveries: [Delivery], last: String?) {
+        let apps = try db.rows("SELECT DISTINCT app_key FROM messages WHERE state = 'sending' ORDER BY app_key").compactMap { $0[0].string }
+        let start = after.flatMap { last in apps.firstIndex { $0 > last } } ?? 0
+        var turn = Array(apps[start...] + apps[..<start])
+        var leased: [Delivery] = []
+        var taken: [String: Int] = [:]
+        var last: String?
+        while leased.count < limit, !turn.isEmpty {
+            var again: [String] = []
+            for app in turn where leased.count < limit {
+                let take = min(quantum, limit - leased.count, room(app) - taken[app, default: 0])
+                guard take > 0 else { continue }
+                let got = try lease(db, appKey: app, now: now, limit: take)
+                if !got.isEmpty { last = app }
+                leased += got
+                taken[app, default: 0] += got.count
+                if got.count == take { again.append(app) }
+            }
+            turn = again
+        }
+        return (leased, last ?? after)
+    }
+
+    private func lease(_ db: Database, appKey: String, now: Double, limit: Int) throws -> [Delivery] {
         try db.rows("""
             UPDATE deliveries SET leased = 1 WHERE id IN (
-                SELECT id FROM deliveries WHERE status = 0 AND leased = 0 AND due <= ? ORDER BY due LIMIT ?)
+                SELECT id FROM deliveries WHERE app_key = ? AND status = 0 AND leased = 0 AND due <= ? ORDER BY due LIMIT ?)
             RETURNING id, message, registration_id, token, production, badge, attempts
-            """, now, limit).compactMap { row in
+            """, appKey, now, limit).compactMap { row in
             guard case .integer(let id) = row[0], case .integer(let message) = row[1], let registrationID = row[2].string else { return nil }
-            return Delivery(id: id, message: message, registrationID: registrationID, token: row[3].string ?? "", production: row[4].int == 1,
-                            badge: row[5].int, attempts: row[6].int ?? 0)
+            return Delivery(id: id, message: message, appKey: appKey, registrationID: registrationID, token: row[3].string ?? "",
+                            production: row[4].int == 1, badge: row[5].int, attempts: row[6].int ?? 0)
         }
     }
 
-    /// Whether at least `limit` notifications are due and not handed to a sender yet: the fan-out
-    /// is far enough ahead and expands no more pages for now. Rows waiting for a retry later do not
-    /// count, so one app's throttled notifications do not hold back another app's push.
-    func isBacklogFull(_ db: Database, now: Double, limit: Int) throws -> Bool {
-        // What is not answered yet, over the messages being sent, bounds what is due: when it is
-        // below the limit (most passes) the rows are not counted.
-        let pending = try db.value("SELECT COALESCE(SUM(pending), 0) FROM messages WHERE state = 'sending'").int ?? 0
-        guard pending >= limit else { return false }
-        let due = try db.value("SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE status = 0 AND leased = 0 AND due <= ? LIMIT ?)",
-                               now, limit).int ?? 0
+    /// Whether at least `limit` of `appKey`'s notifications are due and not handed to a sender yet:
+    /// the fan-out is far enough ahead for that app and expands no more of its pages for now, while
+    /// other apps' go on. Rows waiting for a retry later do not count, so throttled notifications
+    /// do not hold back the app's next push.
+    func isBacklogFull(_ db: Database, appKey: String, now: Double, limit: Int) throws -> Bool {
+        let due = try db.value("""
+            SELECT COUNT(*) FROM (SELECT 1 FROM deliveries WHERE app_key = ? AND status = 0 AND leased = 0 AND due <= ? LIMIT ?)
+            """, appKey, now, limit).int ?? 0
         return due >= limit
     }
 

@@ -19,6 +19,7 @@ final class NotificationBuilder {
 
     /// One app's notifications, with its key.
     struct AppRequest {
+        let appKey: String
         let key: ApnsKey
         var notifications: [ApnsNotification] = []
         var deliveries: [FanoutStore.Delivery] = []
@@ -27,7 +28,7 @@ final class NotificationBuilder {
         func split(into size: Int) -> [(request: ApnsSend, deliveries: [FanoutStore.Delivery])] {
             stride(from: 0, to: notifications.count, by: size).map { start in
                 let end = min(start + size, notifications.count)
-                return (ApnsSend(credentials: key, notifications: Array(notifications[start..<end])), Array(deliveries[start..<end]))
+                return (ApnsSend(appKey: appKey, credentials: key, notifications: Array(notifications[start..<end])), Array(deliveries[start..<end]))
             }
         }
     }
@@ -78,8 +79,9 @@ final class NotificationBuilder {
                 id: Self.id(of: delivery), token: delivery.token, production: delivery.production,
                 topic: kind.topic(bundleID: app.bundleID), pushType: kind.rawValue, priority: kind.priority,
                 expiration: expiration, collapseID: plan.options.collapseID ?? message.msgID,
-                payload: plan.content.payload(msgID: message.msgID, badge: delivery.badge))
-            requests[message.appKey, default: AppRequest(key: app.key)].notifications.append(notification)
+                payload: plan.content.payload(msgID: message.msgID, badge: delivery.badge),
+                apnsID: ApnsID.of(msgID: message.msgID, registrationID: delivery.registrationID))
+            requests[message.appKey, default: AppRequest(appKey: message.appKey, key: app.key)].notifications.append(notification)
             requests[message.appKey]?.deliveries.append(delivery)
         }
         let live = channel.values.map { batch in

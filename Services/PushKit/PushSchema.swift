@@ -102,5 +102,13 @@ enum PushSchema {
             CREATE INDEX messages_unreported ON messages (id) WHERE sent > sent_reported;
             CREATE INDEX failures_unreported ON failures (message) WHERE count > reported;
             """),
+        // Deliveries know their app, so the fan-out serves apps in turn (a broadcast of one app must
+        // not hold back another's one-device push) and pauses one app's expansion, not every app's.
+        Migration("push-6", """
+            ALTER TABLE deliveries ADD COLUMN app_key TEXT;
+            UPDATE deliveries SET app_key = (SELECT app_key FROM messages WHERE messages.id = deliveries.message) WHERE status = 0;
+            CREATE INDEX deliveries_due_by_app ON deliveries (app_key, due) WHERE status = 0 AND leased = 0;
+            CREATE INDEX messages_open_by_app ON messages (app_key, id) WHERE state IN ('queued', 'sending');
+            """),
     ]
 }

@@ -63,7 +63,7 @@ public struct Flags: Sendable {
     public func bool(_ name: String) -> Bool { values[name].map(Self.isOn) ?? false }
 
     /// `text`, the value of `--name`, as a whole number within `range`.
-    static func int(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+    public static func int(_ text: String, _ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
         guard let value = Int(text), range.contains(value) else {
             throw UsageError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
         }

@@ -89,12 +89,16 @@ public struct TokensDisabled: Codable, Equatable, Sendable {
 /// `apns.send` (internal): notifications for one app, each with its final payload, for an `apns`
 /// sender to deliver over HTTP/2.
 public struct ApnsSend: Codable, Equatable, Sendable {
+    /// The app the notifications are for: the sender shares APNs' streams fairly between apps by it.
+    public var appKey: String?
     public var credentials: ApnsKey?
     public var notifications: [ApnsNotification]?
-    public init(credentials: ApnsKey?, notifications: [ApnsNotification]?) {
+    public init(appKey: String? = nil, credentials: ApnsKey?, notifications: [ApnsNotification]?) {
+        self.appKey = appKey
         self.credentials = credentials
         self.notifications = notifications
     }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", credentials, notifications }
 }
 
 /// An app's provider key as a sender needs it.
@@ -128,8 +132,11 @@ public struct ApnsNotification: Codable, Equatable, Sendable {
     public var collapseID: String?
     /// The payload's final JSON text.
     public var payload: String
+    /// `apns-id`: the same for every attempt at one (message, device), so a notification sent again
+    /// is still one notification to APNs and in its answers; a new one per request when nil.
+    public var apnsID: String?
     public init(id: String, token: String, production: Bool, topic: String, pushType: String, priority: Int,
-                expiration: Int?, collapseID: String?, payload: String) {
+                expiration: Int?, collapseID: String?, payload: String, apnsID: String? = nil) {
         self.id = id
         self.token = token
         self.production = production
@@ -139,9 +146,11 @@ public struct ApnsNotification: Codable, Equatable, Sendable {
         self.expiration = expiration
         self.collapseID = collapseID
         self.payload = payload
+        self.apnsID = apnsID
     }
     enum CodingKeys: String, CodingKey {
         case id, token, production, topic, pushType = "push_type", priority, expiration, collapseID = "collapse_id", payload
+        case apnsID = "apns_id"
     }
 }
 

@@ -41,10 +41,6 @@ public protocol RequestHandler: AnyObject {
     /// Timed work, such as firing due schedules; may append events.
     func tick(now: Date, in db: Database) throws
 
-    /// Given once by the worker: a handler that waits on I/O inside `handle` (the apns sender on
-    /// APNs) calls it while it waits, and the worker tells the gateway it is alive.
-    func setKeepAlive(_ keepAlive: @escaping () -> Void)
-
     /// Called once the worker stopped cleanly, before the process exits: what a clean stop leaves
     /// behind for the next start (default nothing).
     func close() throws
@@ -57,7 +53,6 @@ extension RequestHandler {
     public func apply(_ event: BusEvent, in db: Database) throws {}
     public func nextTick() -> Date? { nil }
     public func tick(now: Date, in db: Database) throws {}
-    public func setKeepAlive(_ keepAlive: @escaping () -> Void) {}
     public func close() throws {}
 }
 

@@ -13,13 +13,7 @@ public enum ServiceMain {
     public static func run<Settings: Options>(_ service: Service, summary: String, settings: Settings.Type,
                                               workerDefaults: WorkerOptions = WorkerOptions(),
                                               makeHandler: (Settings, WorkerOptions, Logger, SideLoops) throws -> any RequestHandler) -> Never {
-        let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags(defaults: workerDefaults) + Settings.flags)
-        let options: WorkerOptions
-        let settings: Settings
-        do throws(UsageError) {
-            options = try WorkerOptions(flags, defaults: workerDefaults)
-            settings = try Settings(flags)
-        } catch { Flags.exitUsage(service.name, error) }
+        let (settings, options) = parse(service, summary: summary, settings: settings, workerDefaults: workerDefaults)
         let logger = Logger(label: service.name, level: options.logLevel)
         do {
             try DataDirectory.prepare(options.dataDirectory, logger: logger)
@@ -30,6 +24,37 @@ public enum ServiceMain {
             logger.error("service failed", ["error": error])
             exit(1)
         }
+    }
+
+    /// A service that keeps nothing (`StatelessHandler`): no database, its requests answered as they
+    /// finish (the apns sender). Never returns; the same exit codes.
+    public static func run<Settings: Options>(_ service: Service, summary: String, settings: Settings.Type,
+                                              workerDefaults: WorkerOptions = WorkerOptions(),
+                                              stateless makeHandler: (Settings, WorkerOptions, Logger) throws -> any StatelessHandler) -> Never {
+        let (settings, options) = parse(service, summary: summary, settings: settings, workerDefaults: workerDefaults)
+        let logger = Logger(label: service.name, level: options.logLevel)
+        do {
+            try DataDirectory.prepare(options.dataDirectory, logger: logger)
+            let handler = try makeHandler(settings, options, logger)
+            let worker = StatelessWorker(service: options.shard.serviceName(service.name), options: options, handler: handler,
+                                         context: try Context(), logger: logger)
+            try Lifecycle.serve(stopper: worker.stopper, parentPID: options.parentPID, logger: logger) { try worker.run() }
+            logger.info("stopped")
+            exit(0)
+        } catch {
+            logger.error("service failed", ["error": error])
+            exit(1)
+        }
+    }
+
+    /// The service's settings and the worker's, from flags and `PUSHBUS_*` variables; exits 64 with
+    /// the reason on a usage error.
+    private static func parse<Settings: Options>(_ service: Service, summary: String, settings: Settings.Type,
+                                                 workerDefaults: WorkerOptions) -> (Settings, WorkerOptions) {
+        let flags = Flags.parseOrExit(program: service.name, summary: summary, flags: WorkerOptions.flags(defaults: workerDefaults) + Settings.flags)
+        do throws(UsageError) {
+            return (try Settings(flags), try WorkerOptions(flags, defaults: workerDefaults))
+        } catch { Flags.exitUsage(service.name, error) }
     }
 
     /// A service with no flags of its own.

@@ -15,12 +15,9 @@ extension ServiceWorker {
     func sendMetricsIfDue(_ socket: Socket) {
         guard Clock.milliseconds() >= nextMetrics else { return }
         nextMetrics = Clock.milliseconds() + Self.metricsMilliseconds
-        let topic = WorkerMetrics.topicPrefix + service
         metrics.batchesRunAgain = storage.store.batchesRunAgain
         metrics.walWriterCheckpoints = storage.store.walWriterCheckpoints
-        let counters = WireCodec.encode(metrics)
-        let proof = EventSeal.proof(topic: topic, event: counters, publisher: service, key: credential)
-        try? socket.send(Message([Data(topic.utf8), counters, proof]), wait: false)
+        WorkerMetricsPublisher.send(metrics, on: socket, service: service, key: credential)
     }
 
     /// The handler's database checkpointed from a thread of its own, unless turned off or in memory.
@@ -91,4 +88,15 @@ extension ServiceWorker {
         }
     }
 
+}
+
+/// A worker's counters on the bus (`metrics.<service>`), sealed with the service's credential so the
+/// gateway serves only what the service itself sent.
+enum WorkerMetricsPublisher {
+    static func send(_ metrics: WorkerMetrics, on socket: Socket, service: String, key: String) {
+        let topic = WorkerMetrics.topicPrefix + service
+        let counters = WireCodec.encode(metrics)
+        let proof = EventSeal.proof(topic: topic, event: counters, publisher: service, key: key)
+        try? socket.send(Message([Data(topic.utf8), counters, proof]), wait: false)
+    }
 }

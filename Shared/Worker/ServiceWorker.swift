@@ -38,9 +38,6 @@ public final class ServiceWorker {
     // spin the loop). Events pruned in the current round are logged once the round is done.
     var nextPrune: Int64 = 0
     var nextProofPrune: Int64 = 0
-    /// The gateway's socket while connected, for heartbeats sent from inside a long request.
-    var connected: Socket?
-    var lastKeepAlive: Int64 = 0
     var tickPausedUntil: Int64 = 0
     var prunedThisRound = 0
     /// The frames of the reply being sent, kept between replies for their room.
@@ -90,16 +87,13 @@ public final class ServiceWorker {
                                                  signer: Signer(service: service, secrets: secrets, forApps: true), serverKey: options.curveServerKey,
                                                  slots: options.inquirySlots, timeoutMilliseconds: options.inquiryTimeoutMilliseconds))
         }
-        guard var broker = try dial(secrets, stop: stop) else { return }
-        connected = broker
-        handler.setKeepAlive { [unowned self] in self.keepAlive() }
-        var lastReceived = Clock.milliseconds()
-        var lastSent = lastReceived
-        let heartbeat = Int64(options.heartbeatMilliseconds)
+        guard let link = try GatewayLink.dial(service: service, options: options, secrets: secrets, stopper: stopper, stop: stop,
+                                              logger: logger) else { return }
 
         while !stopper.isRequested {
+            let broker = link.socket
             var poller = Poller([broker, stop] + (subscription.map { [$0.follower.socket, $0.fetcherSocket] } ?? []) + (desk?.sockets ?? []))
-            let wake = min(lastSent + heartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics,
+            let wake = min(link.nextHeartbeat, nextTickTime(), subscription?.nextCatchUp ?? .max, nextPrune, nextProofPrune, nextMetrics,
                            desk?.nextDeadline ?? .max)
             let ready = try poller.poll(timeout: Int(max(0, wake - Clock.milliseconds())))
             if ready.contains(stop) { break }
@@ -107,9 +101,9 @@ public final class ServiceWorker {
                 switch try serveAvailable(broker, events: events) {
                 case .served(let replied):
                     // The gateway spoke before the batch: the time spent serving it is not its silence.
-                    lastReceived = Clock.milliseconds()
-                    if replied { lastSent = lastReceived }
-                case .disconnected: lastReceived = 0
+                    link.heard()
+                    if replied { link.spoke() }
+                case .disconnected: link.lost()
                 }
             }
             if let desk {
@@ -117,7 +111,7 @@ public final class ServiceWorker {
                 let answered = desk.takeReady()
                 if !answered.isEmpty {
                     try serve(answered, broker, events: events)
-                    lastSent = Clock.milliseconds()
+                    link.spoke()
                 }
             }
             if let subscription {
@@ -130,38 +124,15 @@ public final class ServiceWorker {
             runDueTick(events: events)
             pruneIfDue()
             sendMetricsIfDue(events)
-            let now = Clock.milliseconds()
-            if now - lastReceived > heartbeat * Int64(options.liveness) {
-                logger.warning("gateway lost, redialling", ["endpoint": options.endpoint])
-                broker.close()
-                var pause = Poller([stop])
-                if try pause.poll(timeout: options.reconnectMilliseconds).contains(stop) { return }
-                guard let redialled = try dial(secrets, stop: stop) else { return }
-                broker = redialled
-                connected = broker
-                lastReceived = Clock.milliseconds()
-                lastSent = lastReceived
-            } else if now - lastSent >= heartbeat {
-                try broker.send(WorkerMessage.heartbeat.frames)
-                lastSent = now
-            }
+            guard try link.keepUp() else { return }
         }
-        try? broker.send(WorkerMessage.disconnect.frames, wait: false)
-        broker.close()
+        link.leave()
         logger.info("worker stopped", ["service": service, "batches": metrics.batches, "batches.run_again": storage.store.batchesRunAgain,
                                        "requests": metrics.requests,
                                        "batch.mean": metrics.batches == 0 ? 0 : metrics.requests / metrics.batches])
     }
 
     private enum Outcome { case served(replied: Bool), disconnected }
-
-    /// A heartbeat to the gateway at most every half interval, while a handler waits inside a request.
-    func keepAlive() {
-        let now = Clock.milliseconds()
-        guard let connected, now - lastKeepAlive >= Int64(options.heartbeatMilliseconds / 2) else { return }
-        lastKeepAlive = now
-        try? connected.send(WorkerMessage.heartbeat.frames, wait: false)
-    }
 
     /// Reads every queued message (up to a batch of requests), waits a moment for more when the
     /// worker is busy (`BatchGathering`), and answers the requests.

@@ -2,6 +2,7 @@ import Credentials
 import Foundation
 import HTTP2Client
 import Schema
+import Synchronization
 import Testing
 @testable import ApnsKit
 
@@ -28,17 +29,23 @@ struct ApnsSenderTests {
     @Test("a header value that is not printable ASCII, or has a space at an end, is refused before anything is sent")
     func headerValues() throws {
         let handler = try ApnsHandler(settings: ApnsSettings())
-        let key = ApnsKey(teamID: "TEAM123456", keyID: "KEY1234567", p8: "unused")
+        // The batch is checked before its key is ever read: the refusal can only be the header's.
+        let key = ApnsKey(teamID: "TEAM123456", keyID: "KEY1234567", p8: "never read")
         for collapse in ["trail ", " lead", "   ", "a\r\nx: y", "caf\u{e9}"] {
-            let n = ApnsNotification(id: "1:a", token: "aa", production: false, topic: "com.example", pushType: "alert", priority: 10,
-                                     expiration: nil, collapseID: collapse, payload: "{}")
-            #expect(throws: CommandError.self) { try handler.send(ApnsSend(credentials: key, notifications: [n]), by: .service(name: "push")) }
+            for apnsID in [nil, collapse] {
+                let n = ApnsNotification(id: "1:a", token: "aa", production: false, topic: "com.example", pushType: "alert", priority: 10,
+                                         expiration: nil, collapseID: apnsID == nil ? collapse : "ok", payload: "{}", apnsID: apnsID)
+                #expect {
+                    try handler.check(ApnsSend(credentials: key, notifications: [n]), by: .service(name: "push"))
+                } throws: { ($0 as? CommandError)?.message.contains("header value") == true }
+            }
         }
         let fine = ApnsNotification(id: "1:a", token: "aa", production: false, topic: "com.example", pushType: "alert", priority: 10,
-                                    expiration: nil, collapseID: "ok", payload: "{}")
-        #expect(throws: CommandError.self, "only PushBus's services") {
-            try handler.send(ApnsSend(credentials: key, notifications: [fine]), by: .app(appKey: "a"))
-        }
+                                    expiration: nil, collapseID: "ok", payload: "{}", apnsID: "2a3e7c2e-0c0e-4d3a-9f00-1b2c3d4e5f60")
+        #expect(try handler.check(ApnsSend(credentials: key, notifications: [fine]), by: .service(name: "push")).1 == [fine])
+        #expect {
+            try handler.check(ApnsSend(credentials: key, notifications: [fine]), by: .app(appKey: "a"))
+        } throws: { ($0 as? CommandError)?.message.contains("only its services") == true }
     }
 
     @Test("a failure maps to status 0: NotSent when it never reached APNs, Lost when APNs may have it")
@@ -55,12 +62,19 @@ struct ApnsSenderTests {
         settings.productionURL = apns.url
         settings.caFile = apns.caFile
         settings.requestTimeoutSeconds = 1
-        let sender = ApnsSender(settings: settings)
+        let sender = try ApnsSender(settings: settings)
+        defer { sender.stop() }
         let n = ApnsNotification(id: "1:a", token: "00aa", production: true, topic: ApnsStandIn.bundleID, pushType: "alert", priority: 10,
                                  expiration: nil, collapseID: nil, payload: #"{"aps":{"alert":"slow"}}"#)
         let started = Date()
-        let results = try sender.send([n], key: ApnsKey(teamID: ApnsStandIn.teamID, keyID: ApnsStandIn.keyID, p8: apns.p8))
-        #expect(results == [ApnsResult(id: "1:a", status: 200)])
+        let answered = DispatchSemaphore(value: 0)
+        let results = Mutex<[ApnsResult]>([])
+        try sender.send([n], key: ApnsKey(teamID: ApnsStandIn.teamID, keyID: ApnsStandIn.keyID, p8: apns.p8), lane: "app") { got in
+            results.withLock { $0 = got }
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 30) == .success)
+        #expect(results.withLock { $0 } == [ApnsResult(id: "1:a", status: 200)])
         #expect(Date().timeIntervalSince(started) >= 3)
         #expect(try apns.count() == (1, 1), "sent once")
     }

@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import PushKit
+@testable import PushKit
 import Schema
 import Testing
 
@@ -190,5 +190,23 @@ struct PushHandlerTests {
         #expect(second != first)
         try handler.storage.store.write { db in try handler.tick(now: Date(timeIntervalSince1970: clock.now + 86_401), in: db) }
         #expect(try handler.storage.store.read { db in try db.value("SELECT COUNT(*) FROM cids").int } == 0, "pruned after a day")
+    }
+}
+
+/// The `apns-id` of a message's notification to a device: a UUID APNs takes, the same every time.
+@Suite("apns-id")
+struct ApnsIDTests {
+    @Test func anApnsIDIsAUUIDAndTheSameForTheSameMessageAndDevice() throws {
+        let uuid = try Regex("^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+        var seen: Set<String> = []
+        for message in 0..<50 {
+            for device in 0..<20 {
+                let id = ApnsID.of(msgID: "\(1_000_000_000 + message)", registrationID: "rid\(device)")
+                #expect(id.wholeMatch(of: uuid) != nil, "\(id)")
+                #expect(id == ApnsID.of(msgID: "\(1_000_000_000 + message)", registrationID: "rid\(device)"))
+                seen.insert(id)
+            }
+        }
+        #expect(seen.count == 1000, "each (message, device) has its own")
     }
 }

@@ -53,7 +53,7 @@ struct PushTablesTests {
         // the parked (withdrawn) one stays parked, the sent one is not sent again.
         let fanout = FanoutStore()
         try store.write { db in try fanout.releaseLeases(db) }
-        let leased = try store.write { db in try fanout.lease(db, now: 10, limit: 10) }
+        let leased = try store.write { db in try fanout.lease(db, now: 10, limit: 10).deliveries }
         #expect(Set(leased.map(\.registrationID)) == ["r1", "r4"])
     }
 
@@ -67,13 +67,13 @@ struct PushTablesTests {
             #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 5)
             #expect(try fanout.commitPage(db, message: 1, deliveries: page, looked: 5, nextCursor: nil, total: 5) == 0, "a page redone adds nothing")
         }
-        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 200, limit: 5) })
-        #expect(try store.read { db in try !fanout.isBacklogFull(db, now: 98, limit: 5) }, "rows not due yet are not a backlog")
-        let first = try store.write { db in try fanout.lease(db, now: 98, limit: 2) }
+        #expect(try store.read { db in try fanout.isBacklogFull(db, appKey: "app", now: 200, limit: 5) })
+        #expect(try store.read { db in try !fanout.isBacklogFull(db, appKey: "app", now: 98, limit: 5) }, "rows not due yet are not a backlog")
+        let first = try store.write { db in try fanout.lease(db, now: 98, limit: 2).deliveries }
         #expect(Set(first.map(\.registrationID)) == ["r4", "r3"], "the two due first")
-        let second = try store.write { db in try fanout.lease(db, now: 98, limit: 10) }
+        let second = try store.write { db in try fanout.lease(db, now: 98, limit: 10).deliveries }
         #expect(second.map(\.registrationID) == ["r2"], "leased ones are not handed again; later ones are not due")
-        let rest = try store.write { db in try fanout.lease(db, now: 200, limit: 10) }
+        let rest = try store.write { db in try fanout.lease(db, now: 200, limit: 10).deliveries }
         #expect(Set(rest.map(\.registrationID)) == ["r1", "r0"])
         #expect(Set((first + second + rest).map(\.id)).count == 5, "each delivery has its own id")
 
@@ -84,10 +84,10 @@ struct PushTablesTests {
             try fanout.tally(db, message: 1, sent: 1, failed: 1)
         }
         // Due and unsent now: r2 alone (r4 and r3 answered, r1 and r0 with a sender).
-        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 200, limit: 1) })
-        #expect(try store.read { db in try !fanout.isBacklogFull(db, now: 200, limit: 2) }, "leased and answered rows are not a backlog")
+        #expect(try store.read { db in try fanout.isBacklogFull(db, appKey: "app", now: 200, limit: 1) })
+        #expect(try store.read { db in try !fanout.isBacklogFull(db, appKey: "app", now: 200, limit: 2) }, "leased and answered rows are not a backlog")
         try store.write { db in try fanout.releaseLeases(db) }
-        let again = try store.write { db in try fanout.lease(db, now: 200, limit: 10) }
+        let again = try store.write { db in try fanout.lease(db, now: 200, limit: 10).deliveries }
         #expect(Set(again.map(\.registrationID)) == ["r2", "r1", "r0"], "after a restart the unanswered ones are due again, the answered ones not")
         #expect(try store.read { db in try fanout.nextDue(db) } == nil)
     }
@@ -100,12 +100,12 @@ struct PushTablesTests {
             try Self.addMessage(db, id: 1)
             try fanout.commitPage(db, message: 1, deliveries: Self.page(10) { _ in 100 }, looked: 10, nextCursor: nil, total: 10)
         }
-        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 100, limit: 10) })
-        let leased = try store.write { db in try fanout.lease(db, now: 100, limit: 10) }
+        #expect(try store.read { db in try fanout.isBacklogFull(db, appKey: "app", now: 100, limit: 10) })
+        let leased = try store.write { db in try fanout.lease(db, now: 100, limit: 10).deliveries }
         // APNs throttles the app: every one of them is to be tried again in an hour.
         try store.write { db in for delivery in leased { try fanout.retry(db, delivery, due: 3700) } }
-        #expect(try store.read { db in try !fanout.isBacklogFull(db, now: 101, limit: 10) })
-        #expect(try store.read { db in try fanout.isBacklogFull(db, now: 3700, limit: 10) }, "due again, they count again")
+        #expect(try store.read { db in try !fanout.isBacklogFull(db, appKey: "app", now: 101, limit: 10) })
+        #expect(try store.read { db in try fanout.isBacklogFull(db, appKey: "app", now: 3700, limit: 10) }, "due again, they count again")
     }
 
     @Test("what is still to tell analytics is found by index, not by reading every message")
