@@ -141,7 +141,7 @@ struct FanoutStore {
     /// due again (the requests in flight at a crash may reach the phone twice; their collapse id
     /// folds them into one).
     func releaseLeases(_ db: Database) throws {
-        try db.run("UPDATE deliveries SET leased = \(Self.unlessWithdrawn) WHERE leased = 1")
+        try db.run("UPDATE deliveries SET status = \(Self.unlessWithdrawn), leased = 0 WHERE leased = 1")
     }
 
     func sent(_ db: Database, _ d: Delivery) throws {
@@ -165,19 +165,20 @@ struct FanoutStore {
         try finishIfDone(db, message: message)
     }
 
-    /// Back in the queue (0), or parked for good (2) when its message was withdrawn meanwhile.
-    static let unlessWithdrawn = "CASE WHEN (SELECT state FROM messages WHERE id = deliveries.message) = 'withdrawn' THEN 2 ELSE 0 END"
+    /// The status of a delivery back from a sender unanswered: pending again (0), or withdrawn (3)
+    /// when its message was withdrawn meanwhile (the push-7 trigger counts it on the message).
+    static let unlessWithdrawn = "CASE WHEN (SELECT state FROM messages WHERE id = deliveries.message) = 'withdrawn' THEN 3 ELSE 0 END"
 
-    /// Back in the queue at `due`, one attempt more.
+    /// Back in the queue at `due`, one attempt more (or withdrawn, when its message was meanwhile).
     func retry(_ db: Database, _ d: Delivery, due: Double) throws {
         try db.run("""
-            UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ?, attempts = attempts + 1 WHERE id = ?
+            UPDATE deliveries SET status = \(Self.unlessWithdrawn), leased = 0, due = ?, attempts = attempts + 1 WHERE id = ?
             """, due, d.id)
     }
 
     /// Back in the queue at `due` without counting an attempt: the request never reached a sender.
     func unlease(_ db: Database, _ d: Delivery, due: Double) throws {
-        try db.run("UPDATE deliveries SET leased = \(Self.unlessWithdrawn), due = ? WHERE id = ? AND status = 0", due, d.id)
+        try db.run("UPDATE deliveries SET status = \(Self.unlessWithdrawn), leased = 0, due = ? WHERE id = ? AND status = 0", due, d.id)
     }
 
     /// `done` once every page is expanded and nothing is pending.

@@ -52,14 +52,14 @@ struct MessageStore {
 
     func status(_ db: Database, appKey: String, msgID: String) throws -> MessageStatus? {
         guard let row = try db.row("""
-            SELECT id, targets, sent, pending, state FROM messages WHERE msg_id = ? AND app_key = ?
+            SELECT id, targets, sent, pending, state, withdrawn FROM messages WHERE msg_id = ? AND app_key = ?
             """, msgID, appKey), case .integer(let id) = row[0] else { return nil }
         var failed: [String: Int] = [:]
         for failure in try db.rows("SELECT reason, count FROM failures WHERE message = ?", id) {
             failed[failure[0].string ?? "unknown"] = failure[1].int ?? 0
         }
         return MessageStatus(targets: row[1].int ?? 0, sent: row[2].int ?? 0, failed: failed, pending: row[3].int ?? 0,
-                             state: row[4].string ?? "queued")
+                             state: row[4].string ?? "queued", withdrawn: row[5].int ?? 0)
     }
 
     /// One device's part in a message.
@@ -69,6 +69,7 @@ struct MessageStore {
         switch row[0].int {
         case 1: return DeliveryStatus(status: "sent")
         case 2: return DeliveryStatus(status: "failed", reason: row[1].string)
+        case 3: return DeliveryStatus(status: "withdrawn")
         default: return DeliveryStatus(status: "pending")
         }
     }
@@ -98,9 +99,10 @@ struct MessageStore {
         WHERE f.count > f.reported LIMIT ?
         """
 
-    /// Stops a message: its unsent deliveries are parked for good and no page is expanded any more.
+    /// Stops a message: no page is expanded any more, and its deliveries not with a sender end as
+    /// withdrawn (those with a sender end as its answer says, or withdrawn if it is to be retried).
     func withdraw(_ db: Database, message: Int64) throws {
         try db.run("UPDATE messages SET state = 'withdrawn' WHERE id = ?", message)
-        try db.run("UPDATE deliveries SET leased = 2 WHERE message = ? AND status = 0", message)
+        try db.run("UPDATE deliveries SET status = 3 WHERE message = ? AND status = 0 AND leased = 0", message)
     }
 }

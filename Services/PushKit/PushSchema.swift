@@ -36,7 +36,7 @@ enum PushSchema {
                 token TEXT NOT NULL,
                 production INTEGER NOT NULL,
                 badge INTEGER,                   -- the device's badge after this push, when it sets one
-                status INTEGER NOT NULL DEFAULT 0,     -- 0 pending, 1 sent, 2 failed
+                status INTEGER NOT NULL DEFAULT 0,     -- 0 pending, 1 sent, 2 failed (3 withdrawn: push-7)
                 reason TEXT,
                 attempts INTEGER NOT NULL DEFAULT 0,
                 due REAL NOT NULL,               -- when to send (or retry) it
@@ -109,6 +109,20 @@ enum PushSchema {
             UPDATE deliveries SET app_key = (SELECT app_key FROM messages WHERE messages.id = deliveries.message) WHERE status = 0;
             CREATE INDEX deliveries_due_by_app ON deliveries (app_key, due) WHERE status = 0 AND leased = 0;
             CREATE INDEX messages_open_by_app ON messages (app_key, id) WHERE state IN ('queued', 'sending');
+            """),
+        // A withdrawn message's unsent deliveries end as withdrawn (status 3), not parked as pending
+        // for ever: its `pending` reaches 0 and `push.status` says how many were withdrawn. The
+        // trigger keeps the message's counters right wherever a delivery is withdrawn.
+        Migration("push-7", """
+            ALTER TABLE messages ADD COLUMN withdrawn INTEGER NOT NULL DEFAULT 0;
+            UPDATE messages SET withdrawn = (SELECT COUNT(*) FROM deliveries d WHERE d.message = messages.id AND d.status = 0 AND d.leased = 2)
+                WHERE state = 'withdrawn';
+            UPDATE messages SET pending = pending - withdrawn WHERE state = 'withdrawn';
+            UPDATE deliveries SET status = 3, leased = 0 WHERE status = 0 AND leased = 2;
+            CREATE TRIGGER deliveries_withdrawn AFTER UPDATE OF status ON deliveries WHEN new.status = 3 AND old.status = 0
+            BEGIN
+                UPDATE messages SET pending = pending - 1, withdrawn = withdrawn + 1 WHERE id = new.message;
+            END;
             """),
     ]
 }

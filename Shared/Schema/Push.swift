@@ -47,7 +47,10 @@ public struct MessageStatus: Codable, Equatable, Sendable {
     public var state: String
     public var received: Int
     public var opened: Int
-    public init(targets: Int, sent: Int, failed: [String: Int], pending: Int, state: String, received: Int = 0, opened: Int = 0) {
+    /// Targets not sent because the message was withdrawn first (`push.withdraw`).
+    public var withdrawn: Int
+    public init(targets: Int, sent: Int, failed: [String: Int], pending: Int, state: String, received: Int = 0, opened: Int = 0,
+                withdrawn: Int = 0) {
         self.targets = targets
         self.sent = sent
         self.failed = failed
@@ -55,6 +58,19 @@ public struct MessageStatus: Codable, Equatable, Sendable {
         self.state = state
         self.received = received
         self.opened = opened
+        self.withdrawn = withdrawn
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        targets = try container.decode(Int.self, forKey: .targets)
+        sent = try container.decode(Int.self, forKey: .sent)
+        failed = try container.decode([String: Int].self, forKey: .failed)
+        pending = try container.decode(Int.self, forKey: .pending)
+        state = try container.decode(String.self, forKey: .state)
+        received = try container.decode(Int.self, forKey: .received)
+        opened = try container.decode(Int.self, forKey: .opened)
+        withdrawn = try container.decodeIfPresent(Int.self, forKey: .withdrawn) ?? 0
     }
 }
 

@@ -215,7 +215,25 @@ struct PushDeliveryTests {
         usleep(6_000_000)
         #expect(try push.received(slow).count == sentBefore, "nothing more after the withdrawal")
         #expect(sentBefore < 12)
-        #expect(try push.status(slow)?["state"]?.string == "withdrawn")
+        // The withdrawn remainder ends as withdrawn: nothing stays pending for ever.
+        var withdrawnStatus: JSONValue?
+        #expect(try eventually(10, every: 100_000) {
+            withdrawnStatus = try push.status(slow)
+            return withdrawnStatus?["pending"]?.number == 0
+        }, "\(String(describing: withdrawnStatus))")
+        #expect(withdrawnStatus?["state"]?.string == "withdrawn")
+        let targets = withdrawnStatus?["targets"]?.number ?? -1
+        let accounted = (withdrawnStatus?["sent"]?.number ?? 0) + (withdrawnStatus?["withdrawn"]?.number ?? 0)
+            + Self.total(withdrawnStatus?["failed"])
+        #expect(accounted == targets && (withdrawnStatus?["withdrawn"]?.number ?? 0) > 0, "\(String(describing: withdrawnStatus))")
+    }
+}
+
+extension PushDeliveryTests {
+    /// The sum of a JSON object's numbers (failures by reason).
+    static func total(_ counts: JSONValue?) -> Double {
+        guard case .object(let object)? = counts else { return 0 }
+        return object.dictionary.values.reduce(0) { $0 + ($1.number ?? 0) }
     }
 }
 

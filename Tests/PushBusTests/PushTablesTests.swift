@@ -43,7 +43,7 @@ struct PushTablesTests {
                 "\($0[0].string ?? "?"):\($0[1].int ?? -1):\($0[2].int ?? -1)"
             }
         }
-        #expect(kept == ["r1:0:0", "r2:1:0", "r3:0:2", "r4:0:1"])
+        #expect(kept == ["r1:0:0", "r2:1:0", "r3:3:0", "r4:0:1"], "the one parked by a withdrawal ends as withdrawn (push-7)")
         let again = try store.write { db in
             try db.run("INSERT OR IGNORE INTO deliveries (message, registration_id, token, production, due) VALUES (7, 'r1', 'tok', 0, 5)")
         }
