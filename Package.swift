@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite", "Caches", "Threads"], path: "Shared/SQLite", swiftSettings: hotPath),
         // The JSON codec: parser, tree, Decoder and Encoder, writer (Foundation only).
         .target(name: "JSON", path: "Shared/JSON", swiftSettings: hotPath),
-        .target(name: "Schema", dependencies: ["JSON"], path: "Shared/Schema", swiftSettings: hotPath),
+        .target(name: "Schema", dependencies: ["JSON", "WireTime"], path: "Shared/Schema", swiftSettings: hotPath),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo", swiftSettings: hotPath),
         // Process basics (flags, logging, clock, signals, shard layout, the allocator): everything links it, none of it touches SQLite.
         .target(name: "Runtime", dependencies: ["CSystem", "CTCMalloc", "Caches", "Threads", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
@@ -124,7 +124,7 @@ let package = Package(
                                                 "Credentials", "JWT", "ZeroMQ", "WireTime"],
                 path: "Services/PushKit"),
         .executableTarget(name: "push", dependencies: ["PushKit", "Client", "Runtime", "Worker", "Credentials", "ZeroMQ"], path: "Services/Push"),
-        .target(name: "ApnsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Worker", "Credentials", "JWT", "HTTP2Client"],
+        .target(name: "ApnsKit", dependencies: ["Caches", "JSON", "Schema", "Runtime", "Worker", "Credentials", "JWT", "HTTP2Client"],
                 path: "Services/ApnsKit"),
         .executableTarget(name: "apns", dependencies: ["ApnsKit", "Runtime", "Worker"], path: "Services/Apns"),
 

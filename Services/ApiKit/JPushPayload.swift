@@ -1,13 +1,14 @@
 import JSON
+import Schema
 
 /// JPush v3's push body in EngageLab's terms, which the push service takes: `audience` is `to`;
-/// `platform`, `notification`, `message`, `live_activity`, `voip` and `options` go into `body`;
+/// `platform`, the kinds of `PushContent.kinds` and `options` go into `body`;
 /// the top-level `cid` joins the options. A field the push service checks is passed on as it came,
 /// so a wrong one is refused there with its code.
 enum JPushPayload {
     static func engageLab(_ v3: JSONObject) -> JSONObject {
         var body: [String: JSONValue] = [:]
-        for key in ["platform", "notification", "message", "live_activity", "voip", "inapp_message"] { body[key] = v3[key] }
+        for key in ["platform"] + PushContent.kinds { body[key] = v3[key] }
         var options: [String: JSONValue] = [:]
         if case .object(let given)? = v3["options"] { options = given.dictionary }
         if let cid = v3["cid"] { options["cid"] = cid }

@@ -35,7 +35,7 @@ enum PushOperations {
             guard !unanswered else { return failure(entry.target, notSent) }
             guard let target = entry.target, !target.isEmpty else { return failure(entry.target, Refusal.missing("target is missing")) }
             var body: [String: JSONValue] = [:]
-            for key in ["platform", "notification", "message", "live_activity", "voip", "options"] { body[key] = entry.body[key] }
+            for key in ["platform", "options"] + PushContent.kinds { body[key] = entry.body[key] }
             let push: [String: JSONValue] = ["to": .object([kind: .array([.string(target)])]), "body": .object(body),
                                              "custom_args": entry.body["custom_args"] ?? .null]
             do throws(Refusal) {

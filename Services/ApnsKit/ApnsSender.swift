@@ -1,7 +1,9 @@
+import Caches
 import Foundation
 import HTTP2Client
 import JSON
 import Schema
+import Synchronization
 
 /// Delivers notifications to APNs over HTTP/2: every notification a stream on a kept connection
 /// (the client keeps its own per origin, production and sandbox), with the headers APNs reads, and
@@ -14,6 +16,12 @@ final class ApnsSender: Sendable {
     private let settings: ApnsSettings
     private let tokens = ProviderTokens()
     private let client: HTTP2Client
+    /// The notifications this sender has in flight (false) or got APNs' 200 for (true) lately, by
+    /// apns-id (one per message and device, the same in every attempt): one sent again (push got no
+    /// answer for it: the gateway took this sender for lost while it was busy, say) is answered from
+    /// here, `InFlight` or sent, rather than sent to APNs twice. Kept 5 to 10 minutes; about 40
+    /// bytes a notification.
+    private let recent = Mutex(RotatingDictionary<UUID, Bool>(period: 300))
 
     init(settings: ApnsSettings) throws {
         self.settings = settings
@@ -28,17 +36,62 @@ final class ApnsSender: Sendable {
     func send(_ notifications: [ApnsNotification], key: ApnsKey, lane: String,
               completion: @escaping @Sendable ([ApnsResult]) -> Void) throws {
         let authorization = try tokens.authorization(key)
-        client.send(notifications.map { request($0, authorization: authorization) }, lane: lane) { [self] responses in
-            let results = zip(notifications, responses).map { Self.result($0.id, $1) }
-            let expired = results.indices.filter { results[$0].status == 403 && results[$0].reason == "ExpiredProviderToken" }
-            guard !expired.isEmpty, let renewed = try? tokens.renew(key) else { return completion(results) }
-            client.send(expired.map { request(notifications[$0], authorization: renewed) }, lane: lane) { again in
-                var final = results
+        let (known, fresh) = triage(notifications)
+        guard !fresh.isEmpty else { return completion(known.map { $0! }) }
+        client.send(fresh.map { request(notifications[$0], authorization: authorization) }, lane: lane) { [self] responses in
+            var results = known
+            for (index, response) in zip(fresh, responses) { results[index] = Self.result(notifications[index].id, response) }
+            let expired = fresh.filter { results[$0]?.status == 403 && results[$0]?.reason == "ExpiredProviderToken" }
+            guard !expired.isEmpty, let renewed = try? tokens.renew(key) else { return finish(notifications, fresh, results, completion) }
+            let first = results
+            client.send(expired.map { request(notifications[$0], authorization: renewed) }, lane: lane) { [self] again in
+                var final = first
                 for (index, response) in zip(expired, again) { final[index] = Self.result(notifications[index].id, response) }
-                completion(final)
+                finish(notifications, fresh, final, completion)
             }
         }
     }
+
+    /// Splits a batch into the results already known (an apns-id sent lately, or in flight now) and
+    /// the indices to send, which are noted in flight.
+    private func triage(_ notifications: [ApnsNotification]) -> (known: [ApnsResult?], fresh: [Int]) {
+        let now = Int64(Date().timeIntervalSince1970)
+        var known = [ApnsResult?](repeating: nil, count: notifications.count)
+        var fresh: [Int] = []
+        recent.withLock { recent in
+            for (index, n) in notifications.enumerated() {
+                guard let id = n.apnsID.flatMap(UUID.init(uuidString:)) else {
+                    fresh.append(index)
+                    continue
+                }
+                switch recent[id] {
+                case true?: known[index] = ApnsResult(id: n.id, status: 200)
+                case false?: known[index] = ApnsResult(id: n.id, status: 0, reason: Self.inFlight)
+                case nil:
+                    recent.update(id, now: now, make: { false }) { $0 = false }
+                    fresh.append(index)
+                }
+            }
+        }
+        return (known, fresh)
+    }
+
+    /// Notes what APNs answered for the notifications sent (200: sent; anything else may be sent
+    /// again) and completes the batch.
+    private func finish(_ notifications: [ApnsNotification], _ fresh: [Int], _ results: [ApnsResult?],
+                        _ completion: @Sendable ([ApnsResult]) -> Void) {
+        let now = Int64(Date().timeIntervalSince1970)
+        recent.withLock { recent in
+            for index in fresh {
+                guard let id = notifications[index].apnsID.flatMap(UUID.init(uuidString:)) else { continue }
+                if results[index]?.status == 200 { recent.update(id, now: now, make: { true }) { $0 = true } } else { recent.removeValue(forKey: id) }
+            }
+        }
+        completion(results.enumerated().map { $1 ?? ApnsResult(id: notifications[$0].id, status: 0, reason: "NotSent") })
+    }
+
+    /// The reason of a notification this sender already has in flight under the same apns-id.
+    static let inFlight = "InFlight"
 
     /// Ends the client: streams still open end Lost, waiting ones NotSent, and their completions run.
     func stop() { client.stop() }

@@ -7,7 +7,7 @@ import Worker
 import ZeroMQ
 
 // The push service: a worker answering push.* on one thread, and the fan-out sending accepted
-// pushes in two side loops (expanding audiences, sending), each with its own database connection
+// pushes in three side loops (expanding small pushes, expanding the others, sending), each with its own database connection
 // and its own clients of the gateway. The fan-out keeps nothing in memory that a kill would lose.
 ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands their audiences, hands the notifications to the apns senders and records every result.",
                 settings: PushSettings.self) { settings, options, logger, sides in
@@ -17,8 +17,10 @@ ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands t
     let context = try Context()
     let handler = try PushHandler(path: path, secrets: secrets, publisher: name)
     let pagesReady = Doorbell(context: context)
-    sides.add(Expander(path: path, secrets: secrets, endpoint: options.endpoint, serverKey: options.curveServerKey, service: name,
-                       settings: settings, logger: logger, pagesReady: pagesReady))
+    for direct in [true, false] {
+        sides.add(Expander(direct: direct, path: path, secrets: secrets, endpoint: options.endpoint, serverKey: options.curveServerKey,
+                           service: name, settings: settings, logger: logger, pagesReady: pagesReady))
+    }
     sides.add(Fanout(path: path, secrets: secrets, endpoint: options.endpoint, serverKey: options.curveServerKey, service: name,
                      settings: settings, logger: logger, pagesReady: pagesReady))
     return handler

@@ -7,12 +7,21 @@ import Schema
 enum ApnsOutcome: Equatable {
     case sent
     case retry(after: Double)
+    /// The sender has this notification in flight already (sent once before, its answer not come
+    /// back to us): asked again in a moment, no attempt counted, never sent twice.
+    case wait(after: Double)
     case failed(reason: String, tokenDeadSince: Double?)
 
     static let maxBackoff = 60.0
+    /// How soon a notification the sender has in flight is asked for again.
+    static let inFlightWait = 2.0
 
     /// `result` nil: no answer came. `attempts` counts this one.
     init(_ result: ApnsResult?, attempts: Int, maxAttempts: Int, now: Double) {
+        if let result, result.status == 0, result.reason == "InFlight" {
+            self = .wait(after: Self.inFlightWait)
+            return
+        }
         guard let result, result.status != 0 else {
             self = Self.retryOrFail(result?.reason ?? "NoAnswer", retryAfter: nil, attempts: attempts, maxAttempts: maxAttempts)
             return

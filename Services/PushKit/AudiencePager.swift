@@ -34,7 +34,7 @@ struct AudiencePager {
 
     /// Whether a message can share one `device.tokens` with others (`direct`): it names its devices
     /// and nothing else, sets no badge, and fits in a page; a fired local notification is one.
-    static func isDirect(_ plan: PushPlan, pageSize: Int) -> Bool {
+    static func isDirect(_ plan: PushPlan, pageSize: Int = 1000) -> Bool {
         guard let ids = plan.target.registrationIDs, ids.count <= pageSize else { return false }
         return plan.target == .only(ids) && plan.content.badge == nil
     }

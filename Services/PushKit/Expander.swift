@@ -11,9 +11,13 @@ import ZeroMQ
 /// its own client of the gateway: turns each accepted message's audience into deliveries a page at
 /// a time (committed with the page's cursor, so a restart resumes after the last committed page)
 /// while the sending half keeps the senders busy, and rings the sending half's doorbell after each
-/// page. It pauses while `--backlog` notifications are due and unsent.
+/// page. It pauses while `--backlog` notifications are due and unsent. Two run: one for messages
+/// that name their devices (`direct`: a small push, a fired local notification), one for the
+/// others, so a small push never waits behind a page of a broadcast.
 public final class Expander: SideLoop {
-    public let name = "fanout-expand"
+    public let name: String
+    /// Which messages this one expands: those that name their devices, or the others.
+    private let direct: Bool
     private let path: String
     private let secrets: Secrets
     private let endpoint: String
@@ -43,8 +47,10 @@ public final class Expander: SideLoop {
     }
 
     /// `pagesReady` is rung after each page; the sending half (`Fanout`) waits on it.
-    public init(path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String, settings: PushSettings,
-                logger: Logger, pagesReady: Doorbell) {
+    public init(direct: Bool, path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String,
+                settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
+        self.direct = direct
+        name = direct ? "fanout-direct" : "fanout-expand"
         self.path = path
         self.secrets = secrets
         self.endpoint = endpoint
@@ -87,13 +93,15 @@ public final class Expander: SideLoop {
     /// broadcast never holds back another app's push, nor its own small pushes, by more than a
     /// page. An app with `--backlog` notifications due and unsent waits its turn out.
     private func expand(now: Double) throws -> Pass {
-        let apps = try store.read { db in try fanout.openApps(db) }
+        let apps = try store.read { db in try fanout.openApps(db, direct: direct) }
         guard !apps.isEmpty else { return .idle }
         let start = lastApp.flatMap { last in apps.firstIndex { $0 > last } } ?? 0
         var open: [FanoutStore.OpenMessage] = []
         for appKey in apps[start...] + apps[..<start] {
             guard try !store.read({ db in try fanout.isBacklogFull(db, appKey: appKey, now: now, limit: settings.backlog) }) else { continue }
-            open = try store.read { db in try fanout.open(db, appKey: appKey, after: lastMessage[appKey] ?? -1, limit: Self.directBatch) }
+            open = try store.read { db in
+                try fanout.open(db, appKey: appKey, direct: direct, after: lastMessage[appKey] ?? -1, limit: Self.directBatch)
+            }
                 .filter { expandAfter[$0.id].map { $0 <= now } ?? true }
             if !open.isEmpty { break }
         }

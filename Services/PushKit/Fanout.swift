@@ -183,6 +183,8 @@ public final class Fanout: SideLoop {
             tally.sent[delivery.message, default: 0] += 1
         case .retry(let after):
             try fanout.retry(db, delivery, due: now + after)
+        case .wait(let after):
+            try fanout.unlease(db, delivery, due: now + after)
         case .failed(let reason, let tokenDeadSince):
             try fanout.failed(db, delivery, reason: reason)
             tally.failed[delivery.message, default: 0] += 1

@@ -30,26 +30,28 @@ struct FanoutStore {
         let attempts: Int
     }
 
-    /// The apps with messages whose pages are not all expanded, in app-key order.
-    func openApps(_ db: Database) throws -> [String] {
-        try db.rows("SELECT DISTINCT app_key FROM messages WHERE state IN ('queued', 'sending') AND exhausted = 0 ORDER BY app_key")
-            .compactMap { $0[0].string }
+    /// The apps with messages of one lane (`direct` or not) whose pages are not all expanded, in
+    /// app-key order.
+    func openApps(_ db: Database, direct: Bool) throws -> [String] {
+        try db.rows("""
+            SELECT DISTINCT app_key FROM messages WHERE direct = ? AND state IN ('queued', 'sending') AND exhausted = 0 ORDER BY app_key
+            """, direct).compactMap { $0[0].string }
     }
 
-    /// `appKey`'s messages with pages left to expand, in id order from the first after `after`
-    /// (wrapping round to the oldest), at most `limit`.
-    func open(_ db: Database, appKey: String, after: Int64, limit: Int) throws -> [OpenMessage] {
-        let later = try open(db, appKey: appKey, from: after + 1, limit: limit)
+    /// `appKey`'s messages of one lane with pages left to expand, in id order from the first after
+    /// `after` (wrapping round to the oldest), at most `limit`.
+    func open(_ db: Database, appKey: String, direct: Bool, after: Int64, limit: Int) throws -> [OpenMessage] {
+        let later = try open(db, appKey: appKey, direct: direct, from: after + 1, limit: limit)
         guard later.count < limit, after >= 0 else { return later }
-        let earlier = try open(db, appKey: appKey, from: 0, limit: limit - later.count).filter { $0.id <= after }
+        let earlier = try open(db, appKey: appKey, direct: direct, from: 0, limit: limit - later.count).filter { $0.id <= after }
         return later + earlier
     }
 
-    private func open(_ db: Database, appKey: String, from first: Int64, limit: Int) throws -> [OpenMessage] {
+    private func open(_ db: Database, appKey: String, direct: Bool, from first: Int64, limit: Int) throws -> [OpenMessage] {
         try db.rows("""
             SELECT id, msg_id, app_key, plan, cursor, audience_total, expanded, created_at FROM messages
-            WHERE app_key = ? AND state IN ('queued', 'sending') AND exhausted = 0 AND id >= ? ORDER BY id LIMIT ?
-            """, appKey, first, limit).compactMap { row in
+            WHERE direct = ? AND app_key = ? AND state IN ('queued', 'sending') AND exhausted = 0 AND id >= ? ORDER BY id LIMIT ?
+            """, direct, appKey, first, limit).compactMap { row in
             guard case .integer(let id) = row[0] else { return nil }
             return OpenMessage(id: id, msgID: row[1].string ?? "", appKey: row[2].string ?? "", plan: Data((row[3].string ?? "").utf8),
                                cursor: row[4].string, audienceTotal: row[5].int, expanded: row[6].int ?? 0, createdAt: row[7].double ?? 0)

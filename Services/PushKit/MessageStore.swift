@@ -9,11 +9,11 @@ struct MessageStore {
     static let cidLifetime = 86_400.0
 
     /// Stores an accepted push, queued for the fan-out; returns its msg_id.
-    func insert(_ db: Database, appKey: String, plan: Data, requestID: String?, now: Double) throws -> String {
+    func insert(_ db: Database, appKey: String, plan: PushPlan, requestID: String?, now: Double) throws -> String {
         let id = try db.value("""
-            INSERT INTO messages (msg_id, app_key, plan, request_id, state, created_at)
-            VALUES ('', ?, ?, ?, 'queued', ?) RETURNING id
-            """, appKey, String(decoding: plan, as: UTF8.self), requestID, now)
+            INSERT INTO messages (msg_id, app_key, plan, request_id, state, created_at, direct)
+            VALUES ('', ?, ?, ?, 'queued', ?, ?) RETURNING id
+            """, appKey, String(decoding: WireCodec.encode(plan), as: UTF8.self), requestID, now, AudiencePager.isDirect(plan))
         guard let rowID = id.int else { throw CommandError(.internalError, "the message could not be numbered") }
         let msgID = String(rowID)
         try db.run("UPDATE messages SET msg_id = ? WHERE id = ?", msgID, rowID)

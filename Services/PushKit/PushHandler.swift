@@ -81,7 +81,7 @@ public final class PushHandler: RequestHandler {
         if let cid = plan.options.cid, let first = try messages.msgID(db, appKey: appKey, cid: cid, now: now) {
             return PushAccepted(msgID: first, requestID: p.requestID)
         }
-        let msgID = try messages.insert(db, appKey: appKey, plan: WireCodec.encode(plan), requestID: p.requestID, now: now)
+        let msgID = try messages.insert(db, appKey: appKey, plan: plan, requestID: p.requestID, now: now)
         if let cid = plan.options.cid { try messages.remember(db, appKey: appKey, cid: cid, msgID: msgID, now: now) }
         return PushAccepted(msgID: msgID, requestID: p.requestID)
     }
@@ -163,7 +163,7 @@ public final class PushHandler: RequestHandler {
         let send = LocalReminder.push(fired)
         guard var plan = try? PushPlan(send, now: Date(timeIntervalSince1970: clock())) else { return }
         if let badge = fired.content.badge { plan.content.fixBadge(badge) }
-        _ = try messages.insert(db, appKey: fired.appKey, plan: WireCodec.encode(plan), requestID: nil, now: clock())
+        _ = try messages.insert(db, appKey: fired.appKey, plan: plan, requestID: nil, now: clock())
     }
 
     // MARK: timed work

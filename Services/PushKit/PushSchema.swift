@@ -124,5 +124,11 @@ enum PushSchema {
                 UPDATE messages SET pending = pending - 1, withdrawn = withdrawn + 1 WHERE id = new.message;
             END;
             """),
+        // A message that names its devices (a few, no badge to count) is expanded by a lane of its
+        // own, so a small push never waits for a page of a broadcast being expanded.
+        Migration("push-8", """
+            ALTER TABLE messages ADD COLUMN direct INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX messages_open_by_lane ON messages (direct, app_key, id) WHERE state IN ('queued', 'sending') AND exhausted = 0;
+            """),
     ]
 }

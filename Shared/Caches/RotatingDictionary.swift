@@ -39,6 +39,13 @@ public struct RotatingDictionary<Key: Hashable, Value> {
     @inlinable
     public subscript(key: Key) -> Value? { newer[key] ?? older[key] }
 
+    /// Forgets the entry under `key`, in either generation.
+    @inlinable
+    public mutating func removeValue(forKey key: Key) {
+        _ = newer.removeValue(forKey: key)
+        _ = older.removeValue(forKey: key)
+    }
+
     /// Entries held, in both generations (some may be past use, not yet dropped).
     @inlinable
     public var count: Int { newer.count + older.count }

@@ -70,6 +70,26 @@ struct ApiBatchTests {
         #expect(twice.status == 400 && twice.body["error"]?["code"]?.number == 1003, "\(twice.body)")
     }
 
+    /// Every kind a push body may carry goes through a batch as through a single push: an in-app
+    /// message in a batch reaches the device channel (stored for the device: `sent`).
+    @Test func anInAppMessageInABatchIsDelivered() throws {
+        let push = try PushStack(appKey: "batchapp")
+        try push.stack.startService("channel", extra: ["--listen", "127.0.0.1:\(Ports.free())"])
+        let api = try ApiServer(stack: push.stack, extra: ["--app-quota", "0"])
+        let device = try push.device(Self.token(0xB7))
+        try push.waitUntilKnown([device])
+        let body: JSONValue = .object(["requests": .array([.object([
+            "target": .string(device), "platform": "ios".json,
+            "inapp_message": .object(["type": "banner".json, "title": "Hi".json, "content": "In a batch".json, "target": .array(["home".json])]),
+        ])])])
+        let answer = try api.send("POST", "/v4/batch/push/regid", body, authorization: api.basic("batchapp"))
+        let result = answer.body["ordered_results"]?.items?.first
+        #expect(answer.status == 200 && result?["success"] == .bool(true), "\(answer.body)")
+        let msgID = try #require(result?["msg_id"]?.string, "\(answer.body)")
+        let status = try push.waitUntilDone(msgID)
+        #expect(status["sent"]?.number == 1, "the channel took the in-app message for the device: \(status)")
+    }
+
     @Test func aBatchCostsOneUnitOfTheQuotaPerPushAndEntriesPastItAreRefused() throws {
         let push = try PushStack(appKey: "quotaapp")
         let api = try ApiServer(stack: push.stack, extra: ["--app-quota", "5", "--quota-window-s", "3600"])

@@ -1,22 +1,21 @@
 import JSON
-import Schema
 
 /// Whom a push goes to: `"all"`, or the kinds of `to` ANDed together (`registration_id`, `alias`
 /// and `tag` each a union, `tag_and` an intersection, `tag_not` excluded, `live_activity_id` the
 /// devices holding that activity). Kept with the message as the `audience.resolve` filters it pages.
-struct PushTarget: Codable, Equatable, Sendable {
-    var registrationIDs: [String]?
-    var aliases: [String]?
-    var tags: [String]?
-    var tagAnd: [String]?
-    var tagNot: [String]?
-    var liveActivityID: String?
+public struct PushTarget: Codable, Equatable, Sendable {
+    public var registrationIDs: [String]?
+    public var aliases: [String]?
+    public var tags: [String]?
+    public var tagAnd: [String]?
+    public var tagNot: [String]?
+    public var liveActivityID: String?
 
-    static let maxTagsPerKind = 20
-    static let maxIDs = 1000
+    public static let maxTagsPerKind = 20
+    public static let maxIDs = 1000
 
     /// Reads `to` as EngageLab's v4 body gives it.
-    init(_ to: JSONValue?) throws(CommandError) {
+    public init(_ to: JSONValue?) throws(CommandError) {
         guard let to else { throw .missing("to is missing") }
         if to.string == "all" { return }
         guard case .object(let object) = to else { throw .badField(#"to must be "all" or an object"#) }
@@ -39,10 +38,10 @@ struct PushTarget: Codable, Equatable, Sendable {
     }
 
     /// `"all"`: every device of the app.
-    var isAll: Bool { registrationIDs == nil && aliases == nil && tags == nil && tagAnd == nil && tagNot == nil && liveActivityID == nil }
+    public var isAll: Bool { registrationIDs == nil && aliases == nil && tags == nil && tagAnd == nil && tagNot == nil && liveActivityID == nil }
 
     /// The `audience.resolve` query of one page of this audience.
-    func query(appKey: String, cursor: String?, limit: Int) -> AudienceResolve {
+    public func query(appKey: String, cursor: String?, limit: Int) -> AudienceResolve {
         AudienceResolve(appKey: appKey, registrationIDs: registrationIDs, aliases: aliases, tags: tags, tagAnd: tagAnd,
                         tagNot: tagNot, all: isAll ? true : nil, cursor: cursor, limit: limit)
     }
@@ -66,7 +65,7 @@ struct PushTarget: Codable, Equatable, Sendable {
 
 extension PushTarget {
     /// An audience of exactly these devices and nothing else.
-    static func only(_ ids: [String]?) -> PushTarget {
+    public static func only(_ ids: [String]?) -> PushTarget {
         var target = PushTarget()
         target.registrationIDs = ids
         return target

@@ -1,29 +1,32 @@
 import Foundation
 import JSON
-import Schema
 import WireTime
 
 /// What every device of a push receives, read from `body`: its kind and the payload before the
 /// per-device parts (the badge a "+N" gives each device, and `_j_msgid`).
-struct PushContent: Codable, Equatable, Sendable {
-    var kind: PushKind
+public struct PushContent: Codable, Equatable, Sendable {
+    public var kind: PushKind
     /// The payload: `aps` plus the app's extras.
-    var payload: JSONValue
+    public var payload: JSONValue
     /// `badge` as given: "N" sets it, "+N"/"-N" change each device's server-kept value.
-    var badge: String?
+    public var badge: String?
     /// An in-app message's pages (empty: any).
-    var pages: [String]?
+    public var pages: [String]?
     /// An in-app message's own expiry (Unix seconds), when it gives one.
-    var expiresAt: Double?
+    public var expiresAt: Double?
 
-    static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
-    static let liveActivityEvents: Set<String> = ["start", "update", "end"]
+    /// The kinds a push body may carry, by their keys in `body` (EngageLab's v4, and JPush's v3 at
+    /// the top level): one per push, every entrance passes each of them on.
+    public static let kinds = ["notification", "message", "live_activity", "voip", "inapp_message"]
 
-    init(_ body: JSONValue?, now: Date) throws(CommandError) {
+    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
+    public static let liveActivityEvents: Set<String> = ["start", "update", "end"]
+
+    public init(_ body: JSONValue?, now: Date) throws(CommandError) {
         guard case .object(let body)? = body else { throw .missing("body is missing or not an object") }
         try Self.checkPlatform(body["platform"])
-        let kinds = ["notification", "message", "live_activity", "voip", "inapp_message"].filter { body[$0] != nil }
-        guard !kinds.isEmpty else { throw .missing("body names nothing to send: give notification, live_activity or voip") }
+        let kinds = Self.kinds.filter { body[$0] != nil }
+        guard !kinds.isEmpty else { throw .missing("body names nothing to send: give one of \(Self.kinds.joined(separator: ", "))") }
         if kinds.contains("voip"), kinds.count > 1 { throw .badField("body.voip goes alone, not with \(kinds.filter { $0 != "voip" }.joined(separator: ", "))") }
         guard kinds.count == 1 else { throw .badField("body gives \(kinds.joined(separator: " and ")): send one kind per push") }
         switch kinds[0] {
@@ -36,7 +39,7 @@ struct PushContent: Codable, Equatable, Sendable {
     }
 
     /// The payload one device receives: the badge value it gets (when the push has one) and the msg_id.
-    func payload(msgID: String, badge value: Int?) -> String {
+    public func payload(msgID: String, badge value: Int?) -> String {
         var payload = self.payload
         if case .object(var object) = payload {
             if let value, case .object(var aps)? = object["aps"] {
@@ -51,7 +54,7 @@ struct PushContent: Codable, Equatable, Sendable {
 
     /// Refuses a push whose payload, at its largest (a five-digit badge, the longest msg_id), APNs
     /// would refuse.
-    func checkSize() throws(CommandError) {
+    public func checkSize() throws(CommandError) {
         let largest = payload(msgID: String(repeating: "9", count: 20), badge: badge == nil ? nil : 99_999)
         guard largest.utf8.count <= kind.maxPayloadBytes else {
             throw CommandError(.pushTooBig, "the notification's payload is \(largest.utf8.count) bytes, APNs takes at most \(kind.maxPayloadBytes)")
@@ -116,7 +119,7 @@ struct PushContent: Codable, Equatable, Sendable {
         payload = .object(fields)
     }
 
-    static let inappTypes: Set<String> = ["banner", "interstitial", "full"]
+    public static let inappTypes: Set<String> = ["banner", "interstitial", "full"]
 
     /// `body.inapp_message`: `type`, `title`, `content`, `target[]`, `click_action?`, `extras?`,
     /// `expires_at?` (RFC 3339 or Unix seconds); the device receives `inapp_type` for `type`.
@@ -249,7 +252,7 @@ struct PushContent: Codable, Equatable, Sendable {
 
     /// A badge every device shows as it is, with no server-kept value changed: a fired local
     /// notification's own (0...99999, as `local.add` took it).
-    mutating func fixBadge(_ value: Int) {
+    public mutating func fixBadge(_ value: Int) {
         badge = nil
         guard case .object(var object) = payload, case .object(var aps)? = object["aps"] else { return }
         aps["badge"] = .number(Double(value))

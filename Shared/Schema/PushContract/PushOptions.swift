@@ -1,26 +1,25 @@
 import JSON
-import Schema
 
 /// `body.options` of a push.
-struct PushOptions: Codable, Equatable, Sendable {
+public struct PushOptions: Codable, Equatable, Sendable {
     /// Seconds APNs keeps trying an offline device (`apns-expiration`); nil = APNs' default, 0 = once.
-    var timeToLive: Int?
+    public var timeToLive: Int?
     /// Production or sandbox APNs for every device; nil = as each device registered.
-    var apnsProduction: Bool?
+    public var apnsProduction: Bool?
     /// `apns-collapse-id`; the msg_id when not given, so a page re-sent after a crash collapses on the phone.
-    var collapseID: String?
+    public var collapseID: String?
     /// Minutes over which the sends are spread (0 = as fast as possible).
-    var bigPushDuration: Int = 0
+    public var bigPushDuration: Int = 0
     /// Idempotency key: the same cid within a day answers the first msg_id and sends nothing again.
-    var cid: String?
+    public var cid: String?
     /// A notification reaches a device whose user turned notifications off as a reminder over the
     /// device channel, shown by the app itself.
-    var notificationReminder = false
+    public var notificationReminder = false
 
-    static let maxTimeToLive = 30 * 86_400
-    static let maxBigPushDuration = 1440
+    public static let maxTimeToLive = 30 * 86_400
+    public static let maxBigPushDuration = 1440
 
-    init(_ options: JSONValue?) throws(CommandError) {
+    public init(_ options: JSONValue?) throws(CommandError) {
         guard let options else { return }
         guard case .object(let object) = options else { throw .badField("body.options must be an object") }
         for (key, value) in object.members {

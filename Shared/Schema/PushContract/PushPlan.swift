@@ -1,16 +1,15 @@
 import Foundation
 import JSON
-import Schema
 
 /// A push as checked and kept: whom it goes to, what they receive and how it is sent. Made from a
 /// `push.send` payload (every check is here, so `push.validate` answers exactly as `push.send`
 /// would) and stored with the message as JSON for the fan-out.
-struct PushPlan: Codable, Equatable, Sendable {
-    var target: PushTarget
-    var content: PushContent
-    var options: PushOptions
+public struct PushPlan: Codable, Equatable, Sendable {
+    public var target: PushTarget
+    public var content: PushContent
+    public var options: PushOptions
 
-    init(_ send: PushSend, now: Date) throws(CommandError) {
+    public init(_ send: PushSend, now: Date) throws(CommandError) {
         guard case .object(let body)? = send.body else { throw .missing("body is missing or not an object") }
         target = try PushTarget(send.to)
         content = try PushContent(send.body, now: now)
@@ -25,7 +24,7 @@ struct PushPlan: Codable, Equatable, Sendable {
     }
 
     /// The request's `request_id` (at most 128 bytes, no control character) and `custom_args` (its size).
-    static func checkEcho(_ send: PushSend) throws(CommandError) {
+    public static func checkEcho(_ send: PushSend) throws(CommandError) {
         if let id = send.requestID, id.utf8.count > 128 { throw .badField("request_id is longer than 128 bytes") }
         if let id = send.requestID, Validate.hasControlCharacter(id) { throw .badField("request_id must not contain control characters") }
         if let args = send.customArgs, WireCodec.encode(args).count > 2048 { throw .badField("custom_args is larger than 2048 bytes") }

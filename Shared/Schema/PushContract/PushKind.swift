@@ -1,6 +1,6 @@
 /// What a push sends, which decides APNs' `apns-push-type`, topic and priority, or that it goes
 /// over the device channel instead of APNs.
-enum PushKind: String, Codable, Sendable {
+public enum PushKind: String, Codable, Sendable {
     /// A visible notification (alert, sound or badge).
     case alert
     /// `content-available` alone: wakes the app, shows nothing; APNs wants priority 5.
@@ -13,10 +13,10 @@ enum PushKind: String, Codable, Sendable {
     case inapp
 
     /// Whether it travels over the device channel rather than through APNs.
-    var isChannel: Bool { self == .message || self == .inapp }
+    public var isChannel: Bool { self == .message || self == .inapp }
 
     /// `apns-topic` for an app whose bundle id is `bundleID`.
-    func topic(bundleID: String) -> String {
+    public func topic(bundleID: String) -> String {
         switch self {
         case .alert, .background, .message, .inapp: bundleID
         case .voip: bundleID + ".voip"
@@ -24,13 +24,13 @@ enum PushKind: String, Codable, Sendable {
         }
     }
 
-    var priority: Int { self == .background ? 5 : 10 }
+    public var priority: Int { self == .background ? 5 : 10 }
 
     /// The largest payload APNs takes for this kind, in bytes.
-    var maxPayloadBytes: Int { self == .voip ? 5120 : 4096 }
+    public var maxPayloadBytes: Int { self == .voip ? 5120 : 4096 }
 
     /// Which of a device's tokens it goes to (`device.tokens_invalid`'s `kind`).
-    var tokenKind: String {
+    public var tokenKind: String {
         switch self {
         case .alert, .background, .message, .inapp: "apns"
         case .voip: "voip"
