@@ -8,6 +8,8 @@ import WireTime
 /// `Database` of the caller's transaction.
 struct PushScheduleStore {
     static let pageSize = 50
+    /// Random bytes of a schedule ID (as hex, twice as many characters).
+    static let idBytes = 16
 
     struct Row {
         let id: String
@@ -49,8 +51,13 @@ struct PushScheduleStore {
         try db.run("DELETE FROM push_schedules WHERE id = ?", id)
     }
 
+    /// How many schedules the app keeps, finished ones included (deleted ones are gone).
+    func count(_ db: Database, appKey: String) throws -> Int {
+        try db.value("SELECT COUNT(*) FROM push_schedules WHERE app_key = ?", appKey).int ?? 0
+    }
+
     func page(_ db: Database, appKey: String, page: Int) throws -> (rows: [Row], total: Int) {
-        let total = try db.value("SELECT COUNT(*) FROM push_schedules WHERE app_key = ?", appKey).int ?? 0
+        let total = try count(db, appKey: appKey)
         let rows = try db.rows("SELECT * FROM push_schedules WHERE app_key = ? ORDER BY created_at, id LIMIT ? OFFSET ?",
                                appKey, Self.pageSize, (page - 1) * Self.pageSize)
         return (rows.map(Self.row), total)

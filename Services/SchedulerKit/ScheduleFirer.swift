@@ -65,7 +65,8 @@ public final class ScheduleFirer: SideLoop {
         var msgID: String?
         var refusal: String?
         do {
-            msgID = try gateway.call(.pushSend, Self.send(schedule, fireAt: fireAt), as: PushAccepted.self).msgID
+            let send = Self.send(appKey: schedule.appKey, scheduleID: schedule.id, push: schedule.push, fireAt: fireAt)
+            msgID = try gateway.call(.pushSend, send, as: PushAccepted.self).msgID
         } catch let error as CommandError where error.code != .timeout && error.code != .internalError {
             refusal = "\(error.code.rawValue): \(error.message)"
             logger.warning("a scheduled push was refused", ["schedule_id": schedule.id, "code": error.code.rawValue, "message": error.message])
@@ -83,17 +84,18 @@ public final class ScheduleFirer: SideLoop {
         return true
     }
 
-    /// The schedule's push for the app, with the firing's idempotency key.
-    static func send(_ schedule: PushScheduleStore.Row, fireAt: Double) -> PushSend {
-        var body = schedule.push["body"] ?? .object([:])
+    /// The `push.send` a schedule of `appKey` makes of its stored `push` (which has no `app_key`) when
+    /// it fires at `fireAt`, with the firing's idempotency key. `schedule.create` and `schedule.update`
+    /// have push validate this very payload (`SchedulePushCheck`).
+    static func send(appKey: String, scheduleID: String, push: JSONValue, fireAt: Double) -> PushSend {
+        var body = push["body"] ?? .object([:])
         if case .object(var object) = body {
             var options: JSONObject
             if case .object(let given)? = object["options"] { options = given } else { options = JSONObject() }
-            options["cid"] = .string("sched:\(schedule.id):\(Int64(fireAt))")
+            options["cid"] = .string("sched:\(scheduleID):\(Int64(fireAt))")
             object["options"] = .object(options)
             body = .object(object)
         }
-        return PushSend(appKey: schedule.appKey, to: schedule.push["to"], body: body, requestID: schedule.push["request_id"]?.string,
-                        customArgs: schedule.push["custom_args"])
+        return PushSend(appKey: appKey, to: push["to"], body: body, requestID: push["request_id"]?.string, customArgs: push["custom_args"])
     }
 }

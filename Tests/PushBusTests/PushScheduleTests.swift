@@ -104,4 +104,98 @@ struct PushScheduleTests {
                                                      "push": payload])
         #expect(past.code == 1003)
     }
+
+    @Test("a schedule push.validate refuses is refused at create and at update, nothing stored; an app keeps at most the cap")
+    func checkedByPushAndCapped() throws {
+        let push = try PushStack(services: ["registration", "tagging", "badge", "analytics"])
+        try push.stack.startService("scheduler", extra: ["--max-schedules-per-app", "3", "--inquiry-timeout-ms", "1000"])
+        let mine = try push.device(PushIntegrationTests.token(91), tags: ["news"])
+        try push.waitUntilKnown([mine])
+        // Another app, with its own APNs key and device.
+        let other = "otherapp"
+        let saved = try push.call("apns.credentials", ["app_key": .string(other), "team_id": .string(ApnsStandIn.teamID),
+                                                       "key_id": .string(ApnsStandIn.keyID), "bundle_id": .string(ApnsStandIn.bundleID),
+                                                       "p8": .string(push.apns.p8)])
+        #expect(saved.code == 0, "\(saved)")
+        let theirs = try #require(try push.call("device.register", ["app_key": .string(other), "platform": "ios".json,
+                                                                    "apns_token": .string(PushIntegrationTests.token(92)),
+                                                                    "device_id": "other-92".json])["registration_id"]?.string)
+        #expect(try eventually(15) {
+            try push.call("audience.resolve", ["app_key": .string(other), "all": .bool(true), "limit": .number(1)])["total"]?.number == 1
+        })
+
+        func ios(_ fields: [String: JSONValue]) -> JSONValue {
+            .object(["platform": "ios".json, "notification": .object(["ios": .object(fields)])])
+        }
+        func to(_ ids: [String]) -> JSONValue { .object(["registration_id": .array(ids.map(JSONValue.string))]) }
+        func create(_ name: String, _ to: JSONValue, _ body: JSONValue, app: String? = nil, in seconds: Double = 3600) throws -> JSONValue {
+            try push.call("schedule.create", ["app_key": .string(app ?? push.appKey), "name": .string(name),
+                                              "trigger": .object(["single": .object(["time": .string(Self.wallClock(Date().addingTimeInterval(seconds)))])]),
+                                              "push": .object(["to": to, "body": body])])
+        }
+        func validate(_ to: JSONValue, _ body: JSONValue) throws -> JSONValue {
+            try push.call("push.validate", ["app_key": .string(push.appKey), "to": to, "body": body])
+        }
+        func stored(_ app: String? = nil) throws -> Double? {
+            try push.call("schedule.list", ["app_key": .string(app ?? push.appKey)])["total_count"]?.number
+        }
+        let hello = ios(["alert": "hello".json])
+
+        // Each push.validate refuses is refused the same way, and nothing is stored.
+        let refused: [(String, JSONValue, JSONValue, Int)] = [
+            ("badge 500", to([mine]), ios(["alert": "hello".json, "badge": "500".json]), 1003),
+            ("5 KB alert", to([mine]), ios(["alert": .string(String(repeating: "x", count: 5 * 1024))]), 1005),
+            ("another app's device", to([theirs]), hello, 1011),
+        ]
+        for (name, target, body, code) in refused {
+            let validated = try validate(target, body)
+            #expect(validated.code == code, "push.validate, \(name): \(validated)")
+            let created = try create(name, target, body)
+            #expect(created.code == validated.code && created["message"] == validated["message"], "\(name): \(created)")
+        }
+        #expect(try stored() == 0, "nothing stored")
+
+        // Tags nobody has yet: push.validate finds no device, but devices may come before it fires.
+        let later: JSONValue = .object(["tag": .array(["later".json])])
+        #expect(try validate(later, hello).code == 1011)
+        let waiting = try #require(try create("later", later, hello)["schedule_id"]?.string)
+
+        // A valid one is accepted and fires.
+        let soon = try #require(try create("soon", to([mine]), hello, in: 3)["schedule_id"]?.string)
+        var sent: [String] = []
+        #expect(try eventually(20, every: 100_000) {
+            sent = try push.call("schedule.msg_ids", ["app_key": .string(push.appKey), "schedule_id": .string(soon)])["msg_ids"]?.arrayStrings ?? []
+            return sent.count == 1
+        })
+        let msgID = try #require(sent.first)
+        _ = try push.waitUntilDone(msgID)
+        #expect(try push.received(msgID).count == 1)
+
+        // An update that breaks the stored push is refused as push.validate refuses it; the schedule stays as it was.
+        let before = try push.call("schedule.get", ["app_key": .string(push.appKey), "schedule_id": .string(waiting)])
+        for (name, target, body, code) in refused {
+            let updated = try push.call("schedule.update", ["app_key": .string(push.appKey), "schedule_id": .string(waiting),
+                                                            "name": "renamed".json, "push": .object(["to": target, "body": body])])
+            #expect(updated.code == code, "update, \(name): \(updated)")
+        }
+        #expect(try push.call("schedule.get", ["app_key": .string(push.appKey), "schedule_id": .string(waiting)]) == before)
+
+        // The cap (3 here): the third is taken, a fourth is not; another app still creates; a deleted one frees its place.
+        #expect(try create("third", to([mine]), hello).code == 0)
+        let over = try create("fourth", to([mine]), hello)
+        #expect(over.code == 1003 && over["message"]?.string == "the app keeps 3 schedules, at most 3 are allowed: delete one first", "\(over)")
+        #expect(try create("theirs", to([theirs]), hello, app: other).code == 0)
+        #expect(try push.call("schedule.delete", ["app_key": .string(push.appKey), "schedule_id": .string(soon)]).code == 0)
+        #expect(try create("fourth", to([mine]), hello).code == 0)
+        #expect(try stored() == 3 && stored(other) == 1)
+
+        // push does not answer: 6002, and nothing unchecked is stored.
+        #expect(try push.call("schedule.delete", ["app_key": .string(push.appKey), "schedule_id": .string(waiting)]).code == 0)
+        let pid = try #require(push.stack.services["push"]?.process.processIdentifier)
+        kill(pid, SIGSTOP)
+        let unanswered = try create("unchecked", to([mine]), hello)
+        kill(pid, SIGCONT)
+        #expect(unanswered.code == 6002, "\(unanswered)")
+        #expect(try stored() == 2)
+    }
 }

@@ -17,10 +17,12 @@ final class ManualClock: @unchecked Sendable {
 
 /// Calls a handler through the worker's own adapter (`ServiceWorker.reply`), in a transaction of its own as
 /// a batch of one, without sockets, and returns the reply JSON. `principal` is who signed the
-/// request (nil: unsigned).
+/// request (nil: unsigned); `answers`, what the worker would have learnt for its inquiries (none: a
+/// handler test without a bus).
 func reply(_ handler: any RequestHandler, _ command: String, _ payload: [String: JSONValue],
-           principal: Principal? = nil) -> JSONValue {
-    let request = Request(command: command, payload: WireCodec.encode(JSONValue.object(payload)), principal: principal)
+           principal: Principal? = nil, answers: [Inquiry.Answer] = []) -> JSONValue {
+    var request = Request(command: command, payload: WireCodec.encode(JSONValue.object(payload)), principal: principal)
+    request.answers = answers
     let frame: Data
     do {
         frame = try handler.storage.store.write { _ in ServiceWorker.reply(to: request, handler: handler) }
