@@ -63,7 +63,7 @@ let package = Package(
         // Two bounded dictionaries every cache and expiring map is made of.
         .target(name: "Caches", path: "Shared/Caches", swiftSettings: hotPath),
         // Threads named for the kernel (top -H, perf), beneath SQLite's checkpointer and the runtime; Foundation only.
-        .target(name: "Threads", path: "Shared/Threads"),
+        .target(name: "Threads", dependencies: ["CSystem"], path: "Shared/Threads"),
         // Wire time (RFC 3339, the Gregorian calendar) beneath the runtime, on Foundation only.
         .target(name: "WireTime", path: "Shared/WireTime"),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"], path: "Shared/ZeroMQ", swiftSettings: hotPath),
@@ -135,7 +135,7 @@ let package = Package(
 
         // The device channel: WebSocket connections (libmicrohttpd's upgrade, our own frame codec),
         // each device's messages until acknowledged, pages and presence.
-        .target(name: "WebSocket", dependencies: ["CMicroHTTPD", "CCrypto", "HTTP"], path: "Shared/WebSocket"),
+        .target(name: "WebSocket", dependencies: ["CMicroHTTPD", "CCrypto", "HTTP", "Threads"], path: "Shared/WebSocket"),
         .target(name: "ChannelKit", dependencies: ["Bus", "Caches", "Client", "Credentials", "JSON", "Runtime", "Schema", "SQLite", "WebSocket", "WireTime",
                                                    "Worker", "ZeroMQ"],
                 path: "Services/ChannelKit"),

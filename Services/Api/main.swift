@@ -24,7 +24,7 @@ do {
     let pool = HandlerPool(name: "api-handler", threads: options.handlerThreads, queueLimit: options.queueLimit)
     let server = try HTTPServer(name: "api-http", host: host, port: Int(port), limits: options.limits,
                                 handler: pool.handler(busy: Api.busy) { request in api.handle(request) })
-    logger.info("serving", ["http": options.http, "endpoint": options.endpoint, "max_connections": options.maxConnections,
+    logger.info("serving", ["listen": options.listen, "endpoint": options.endpoint, "max_connections": options.maxConnections,
                             "per_address": options.perAddress, "handler_threads": options.handlerThreads])
     let stopper = Stopper(context: try Context())
     try Lifecycle.serve(stopper: stopper, parentPID: options.parentPID, logger: logger) {

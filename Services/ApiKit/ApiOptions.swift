@@ -7,7 +7,7 @@ public struct ApiOptions: Options {
     /// The gateway's request endpoint.
     public var endpoint = DefaultEndpoints.request
     /// `host:port` to serve HTTP on: the launcher's base port + 4.
-    public var http = "127.0.0.1:5559"
+    public var listen = "127.0.0.1:5559"
     /// Where `admin.secret` and `server.key` live: master secrets are derived from server.key.
     public var dataDirectory = "./data"
     public var maxConnections = 4096
@@ -30,7 +30,7 @@ public struct ApiOptions: Options {
 
     public static let options: [Option<ApiOptions>] = [
         .string("endpoint", \.endpoint, help: "The gateway's request endpoint (MDP/0.1)."),
-        .string("http", \.http, help: "host:port to serve the REST API on (IPv4); several api processes may share it."),
+        .string("listen", \.listen, help: "host:port to serve the REST API (and the device edge) on (IPv4); several api processes may share it."),
         .string("data-dir", \.dataDirectory, help: "Directory of admin.secret and server.key (the same as the gateway's)."),
         .int("max-connections", \.maxConnections, in: 16...65_536,
              help: "Connections held at once (one event loop polls them all: a held connection costs a socket, not a thread)."),
@@ -57,8 +57,8 @@ public struct ApiOptions: Options {
                    requestDeadlineSeconds: Double(requestDeadlineSeconds), maxBodyBytes: maxBodyBytes)
     }
 
-    /// `http` split into an IPv4 host and a port.
-    public func address() throws(UsageError) -> (host: String, port: UInt16) { try Flags.hostPort(http, "http") }
+    /// `listen` split into an IPv4 host and a port.
+    public func address() throws(UsageError) -> (host: String, port: UInt16) { try Flags.hostPort(listen, "listen") }
 
     public func validate() throws(UsageError) { _ = try address() }
 }

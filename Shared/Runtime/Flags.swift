@@ -51,11 +51,6 @@ public struct Flags: Sendable {
 
     public func string(_ name: String) -> String { values[name] ?? "" }
 
-    public func optionalString(_ name: String) -> String? {
-        guard let value = values[name], !value.isEmpty else { return nil }
-        return value
-    }
-
     public func int(_ name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(UsageError) -> Int {
         try Self.int(values[name] ?? "", name, in: range)
     }

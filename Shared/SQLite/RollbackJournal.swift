@@ -1,8 +1,8 @@
 /// In-memory state kept alongside a store's database that undoes itself when a write rolls back,
 /// by a log of its own: for state changed several times a request (a batch's tag counts, the
-/// outbox's unpublished events), where one `Store.onRollback` closure per change cost two
-/// allocations. The store asks for a mark when a write level (the transaction or a savepoint) opens,
-/// and when that level rolls back, after its `onRollback` steps, to undo back to it.
+/// outbox's unpublished events), where one closure per change would cost allocations. The store asks
+/// for a mark when a write level (the transaction or a savepoint) opens, and when that level rolls
+/// back, to undo back to it.
 public protocol RollbackJournal: AnyObject {
     /// Where the log is now.
     var journalMark: Int { get }

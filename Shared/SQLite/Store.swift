@@ -12,7 +12,8 @@ public final class Store {
     private var writeDepth = 0
     /// Per open write level (the transaction, then each savepoint), how to undo the in-memory state
     /// kept alongside it: run newest first when that level rolls back.
-    private var undoLevels: [[() -> Void]] = []
+    /// What `onTransactionRollback` was given in the open transaction.
+    private var transactionUndo: [() -> Void] = []
     private var commitWork: [(Database) throws -> Void] = []
     /// Per open write level, what to run once the outermost transaction has committed.
     private var afterLevels: [[() -> Void]] = []
@@ -74,38 +75,34 @@ public final class Store {
     /// Runs `body` in a write transaction: committed (durably) when it returns, rolled back when it
     /// throws, and the first error rethrown. Nested calls run in a savepoint of the outer transaction.
     /// Work given to `beforeCommit` runs just before the outermost commit; undo steps given to
-    /// `onRollback` run when the level they were given in rolls back.
+    /// `onTransactionRollback` run when the transaction rolls back.
     @discardableResult
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         if writeDepth > 0 {
             writeDepth += 1
-            undoLevels.append([])
             afterLevels.append([])
             markJournals()
             defer { writeDepth -= 1 }
             do {
                 let result = try nested(body)
-                let kept = undoLevels.removeLast()
-                if !kept.isEmpty { undoLevels[undoLevels.count - 1] += kept }
                 let after = afterLevels.removeLast()
                 if !after.isEmpty { afterLevels[afterLevels.count - 1] += after }
                 journalMarks.removeLast(journals.count)
                 return result
             } catch {
-                undoLevels.removeLast().reversed().forEach { $0() }
                 afterLevels.removeLast()
                 rollBackJournals()
                 throw error
             }
         }
         writeDepth = 1
-        undoLevels = [[]]
+        transactionUndo = []
         afterLevels = [[]]
         markJournals()
         defer {
             writeDepth = 0
             aLevelFailedAfterWriting = false
-            undoLevels = []
+            transactionUndo = []
             afterLevels = []
             journalMarks.removeAll(keepingCapacity: true)
         }
@@ -123,7 +120,7 @@ public final class Store {
             return result
         } catch {
             _ = try? db.run("ROLLBACK")
-            undoLevels.flatMap { $0 }.reversed().forEach { $0() }
+            transactionUndo.reversed().forEach { $0() }
             rollBackJournals()
             // What ran after a nested write left its rows behind saw those rows: its own failure may
             // be theirs, so the batch runs again with savepoints, and a real failure comes back then.
@@ -191,7 +188,7 @@ public final class Store {
     public var isWriting: Bool { writeDepth > 0 }
 
     /// Keeps `journal` alongside every write from now on: rolled back with each level that rolls
-    /// back (after that level's `onRollback` steps), told when a transaction commits.
+    /// back, told when a transaction commits.
     public func keep(_ journal: any RollbackJournal) {
         precondition(writeDepth == 0, "journals are kept between writes")
         journals.append(KeptJournal(journal: journal))
@@ -221,16 +218,8 @@ public final class Store {
     /// as a rate limiter's count, but not when the whole transaction rolls back (a batch run again,
     /// a failed commit): it runs then, and is dropped once the transaction commits.
     public func onTransactionRollback(_ undo: @escaping () -> Void) {
-        guard !undoLevels.isEmpty else { return }
-        undoLevels[0].append(undo)
-    }
-
-    /// Registers how to undo an in-memory change made alongside the current write: it runs if the
-    /// savepoint or transaction open now rolls back, and is dropped once the transaction commits.
-    /// Outside a write there is nothing to roll back, and it is dropped at once.
-    public func onRollback(_ undo: @escaping () -> Void) {
-        guard !undoLevels.isEmpty else { return }
-        undoLevels[undoLevels.count - 1].append(undo)
+        guard writeDepth > 0 else { return }
+        transactionUndo.append(undo)
     }
 }
 

@@ -9,7 +9,4 @@ public enum Service: String, CaseIterable, Codable, Sendable {
 
     /// Keeps nothing, so it scales by running more workers of the one service (`--replicas`), never by shards.
     public var isStateless: Bool { self == .apns }
-
-    /// The key a sharded deployment hashes to pick this service's shard.
-    public var shardKey: String { self == .analytics ? "euid" : "registration_id" }
 }

@@ -1,5 +1,7 @@
 import CMicroHTTPD
 import Glibc
+import HTTP
+import Threads
 
 /// The loop thread: one epoll set over every upgraded socket plus the mailbox's eventfd, read and
 /// written without blocking (level-triggered), with ping, pong and close timers checked each pass.
@@ -16,7 +18,8 @@ final class EventLoop {
     static let controlRoom = 256
 
     private let epoll: Int32
-    private let mailbox: Mailbox
+    private let inbox: Inbox<LoopCommand>
+    private let figures: LoopFigures
     private let limits: WebSocketLimits
     private let delegate: WebSocketDelegate
     private let sweepEvery: Double
@@ -31,14 +34,15 @@ final class EventLoop {
     private var now = MonotonicClock.now()
 
     /// Throws `WebSocketError.loop` when epoll cannot be set up.
-    init(mailbox: Mailbox, limits: WebSocketLimits, delegate: WebSocketDelegate) throws {
+    init(inbox: Inbox<LoopCommand>, figures: LoopFigures, limits: WebSocketLimits, delegate: WebSocketDelegate) throws {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw WebSocketError.loop("epoll_create1: \(String(cString: strerror(errno)))") }
-        self.mailbox = mailbox
+        self.inbox = inbox
+        self.figures = figures
         self.limits = limits
         self.delegate = delegate
         sweepEvery = min(1, max(0.01, min(limits.pingInterval, limits.pongTimeout) / 4))
-        guard watch(mailbox.wakeFD, id: 0, writes: false, adding: true) else {
+        guard watch(inbox.fd, id: 0, writes: false, adding: true) else {
             Glibc.close(epoll)
             throw WebSocketError.loop("epoll_ctl: \(String(cString: strerror(errno)))")
         }
@@ -68,7 +72,7 @@ final class EventLoop {
                 sweep()
                 nextSweep = now + sweepEvery
             }
-            mailbox.publish(connections: connections.count, queuedBytes: queued)
+            figures.publish(connections: connections.count, queuedBytes: queued)
         }
         shutDown()
     }
@@ -81,9 +85,9 @@ final class EventLoop {
     // MARK: Mail
 
     private func handleMail() {
-        for command in mailbox.take() {
+        for command in inbox.take() {
             switch command {
-            case .adopt(let fd, let handle, let extra, let peer): adopt(fd: fd, handle: handle, extra: extra, peer: peer)
+            case .adopt(let socket): adopt(fd: socket.fd, handle: socket.handle, extra: socket.extra, peer: socket.peer)
             case .send(let id, let bytes): if let connection = connections[id] { enqueue(bytes, on: connection) }
             case .close(let id, let code, let reason): if let connection = connections[id] { fail(connection, code: code, reason: reason) }
             case .stop: running = false
@@ -275,8 +279,8 @@ final class EventLoop {
     }
 
     private func shutDown() {
-        for command in mailbox.shut() {
-            if case .adopt(_, let handle, _, _) = command { pushbus_mhd_upgrade_close(handle) }
+        for command in inbox.close() {
+            if case .adopt(let socket) = command { socket.close() }
         }
         for connection in Array(connections.values) {
             if connection.isOpen {
@@ -286,7 +290,7 @@ final class EventLoop {
             }
             finish(connection)
         }
-        mailbox.publish(connections: 0, queuedBytes: 0)
+        figures.publish(connections: 0, queuedBytes: 0)
     }
 
     @discardableResult

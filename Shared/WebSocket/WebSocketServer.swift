@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Foundation
 import Glibc
 import HTTP
+import Threads
 
 /// An RFC 6455 server for text messages. The shared HTTP server (`HTTPServer`) accepts connections
 /// and answers the HTTP handshake, with its limits on connections per address and on how long a
@@ -20,7 +21,8 @@ public final class WebSocketServer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var http: HTTPServer?
-    private var mailbox: Mailbox?
+    private var inbox: Inbox<LoopCommand>?
+    private let figures = LoopFigures()
     private var thread: pthread_t?
     private var started = false
 
@@ -46,10 +48,10 @@ public final class WebSocketServer: @unchecked Sendable {
         try lock.withLock {
             precondition(!started, "WebSocketServer.start() called twice")
             started = true
-            let mailbox = try Mailbox()
+            let inbox = Inbox<LoopCommand>()
             guard let delegate else { throw WebSocketError.loop("no delegate") }
             self.delegate = nil
-            let loop = try EventLoop(mailbox: mailbox, limits: limits, delegate: delegate)
+            let loop = try EventLoop(inbox: inbox, figures: figures, limits: limits, delegate: delegate)
             let http: HTTPServer
             do {
                 http = try HTTPServer(name: "ws-http", host: host, port: port, limits: limits.handshake, tls: tls, allowUpgrade: true) {
@@ -57,9 +59,9 @@ public final class WebSocketServer: @unchecked Sendable {
                     switch WebSocketHandshake.answer(method: request.method, path: request.path, expectedPath: path, header: request.header) {
                     case .upgrade(let accept):
                         responder.upgrade(headers: [("Upgrade", "websocket"), ("Sec-WebSocket-Accept", accept)]) { socket in
-                            // Once the loop has shut its mailbox (the server is stopping) the socket is
+                            // Once the loop has closed its inbox (the server is stopping) the socket is
                             // left to the HTTP server's stop, which closes upgraded sockets still open.
-                            mailbox.post(.adopt(fd: socket.fd, handle: socket.handle, extra: socket.extra, peer: socket.peer))
+                            inbox.post(.adopt(socket))
                         }
                     case .reject(let status, let body, let headers):
                         responder.respond(.text(Int(status), body, headers: headers.map { ($0.key, $0.value) }))
@@ -81,7 +83,7 @@ public final class WebSocketServer: @unchecked Sendable {
                 throw WebSocketError.loop("pthread_create: \(made)")
             }
             self.http = http
-            self.mailbox = mailbox
+            self.inbox = inbox
             self.thread = thread
         }
     }
@@ -94,37 +96,37 @@ public final class WebSocketServer: @unchecked Sendable {
     /// `maxQueuedBytes` is closed with 1008 "slow reader" instead.
     public func send(_ text: String, to connection: ConnectionID) {
         let frame = WebSocketFrame.encode(opcode: .text, payload: text.utf8)
-        lock.withLock { mailbox }?.post(.send(connection, frame))
+        lock.withLock { inbox }?.post(.send(connection, frame))
     }
 
     /// Closes `connection` with `code` (one a peer may receive: 1000–1003, 1007–1011, 3000–4999) and
     /// `reason`: the close frame follows what is already queued, then the socket closes. The delegate
     /// hears `closed` with the same code. Returns at once; an unknown or closed connection is ignored.
     public func close(_ connection: ConnectionID, code: UInt16, reason: String) {
-        lock.withLock { mailbox }?.post(.close(connection, code: code, reason: reason))
+        lock.withLock { inbox }?.post(.close(connection, code: code, reason: reason))
     }
 
     /// Connections open now (as of the loop's last pass).
-    public var connectionCount: Int { lock.withLock { mailbox }?.connectionCount ?? 0 }
+    public var connectionCount: Int { figures.connections }
 
     /// Outgoing bytes queued in the server across all connections (as of the loop's last pass); each
     /// connection's share stays within `maxQueuedBytes` plus a close frame.
-    public var queuedBytes: Int { lock.withLock { mailbox }?.queuedBytes ?? 0 }
+    public var queuedBytes: Int { figures.queuedBytes }
 
     /// Closes every connection (1001 "going away", the delegate told), stops both threads and waits
     /// for them. Safe to call twice, and before `start()`; must not be called from a delegate callback
     /// (it waits for the thread that runs them).
     public func stop() {
-        let (http, mailbox, thread): (HTTPServer?, Mailbox?, pthread_t?) = lock.withLock {
+        let (http, inbox, thread): (HTTPServer?, Inbox<LoopCommand>?, pthread_t?) = lock.withLock {
             defer {
                 self.http = nil
                 self.thread = nil
             }
-            return (self.http, self.mailbox, self.thread)
+            return (self.http, self.inbox, self.thread)
         }
-        guard let http, let mailbox, let thread else { return }
+        guard let http, let inbox, let thread else { return }
         precondition(pthread_equal(thread, pthread_self()) == 0, "WebSocketServer.stop() called from its own loop thread")
-        mailbox.post(.stop)
+        inbox.post(.stop)
         pthread_join(thread, nil)
         http.stop()
     }

@@ -3,6 +3,7 @@ import Credentials
 import Foundation
 import Majordomo
 import Runtime
+import Threads
 import Schema
 import ZeroMQ
 

@@ -24,5 +24,4 @@ public struct Message: Equatable, Sendable {
 
     public mutating func append(_ frame: Data) { frames.append(frame) }
     public mutating func append(_ text: String) { frames.append(Data(text.utf8)) }
-    public mutating func prepend(_ frame: Data) { frames.insert(frame, at: 0) }
 }

@@ -78,9 +78,6 @@ public final class Socket {
     /// Refuses single frames larger than `bytes` (the peer is disconnected), enforced by libzmq.
     public func setMaxMessageSize(_ bytes: Int64) throws(ZMQError) { try setOption(ZMQ_MAXMSGSIZE, bytes) }
 
-    /// A ROUTER reports unroutable messages as `EHOSTUNREACH` instead of dropping them.
-    public func setRouterMandatory(_ on: Bool) throws(ZMQError) { try setOption(ZMQ_ROUTER_MANDATORY, Int32(on ? 1 : 0)) }
-
     // MARK: sending and receiving
 
     /// Sends every frame of `message`. With `wait: false` throws `EAGAIN` when it would block.
@@ -156,9 +153,6 @@ public final class Socket {
         } while zmq_msg_more(&part) == 1
         return frames
     }
-
-    /// Sets a receive timeout in milliseconds (-1 = forever).
-    public func setReceiveTimeout(milliseconds: Int32) throws(ZMQError) { try setOption(ZMQ_RCVTIMEO, milliseconds) }
 }
 
 /// Forwards messages both ways between `frontend` and `backend` in libzmq's own loop

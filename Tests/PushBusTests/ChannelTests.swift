@@ -152,7 +152,7 @@ struct ChannelTests {
         try setup.run(["queue_for_restart"])
         // b is connected when the process dies: no detach ever reaches its shard.
         let holder = try RunningProcess("/usr/bin/env", ["python3", Self.script, setup.configPath, "hold"], logDirectory: setup.push.stack.logDirectory)
-        _ = try eventually(10) { holder.output.contains("holding") }
+        try #require(try eventually(10) { holder.output.contains("holding") }, "b never connected before the kill: \(holder.output)")
         setup.push.stack.services["channel"]?.kill()
         // Restarted at once, before the gateway has given up on the dead worker.
         try setup.push.stack.startService("channel", extra: setup.channelFlags)

@@ -69,11 +69,8 @@ struct SchemaCommandTests {
         #expect(SchemaFixture.error(Named.self, #"{"command":"tags.explode"}"#)?.code == .invalidRequest)
     }
 
-    @Test("services shard by registration ID, analytics by EUID")
-    func shardKeys() {
-        for service in Service.allCases {
-            #expect(service.shardKey == (service == .analytics ? "euid" : "registration_id"))
-            #expect(service.name == service.rawValue)
-        }
+    @Test("a service's MDP name is its raw value")
+    func serviceNames() {
+        for service in Service.allCases { #expect(service.name == service.rawValue) }
     }
 }

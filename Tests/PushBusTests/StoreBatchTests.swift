@@ -21,11 +21,11 @@ struct StoreBatchTests {
     func batch(refusing write: (Database) throws -> Void) throws -> (runs: Int, names: [String], state: [String]) {
         let store = try Store(path: path, migrations: migrations)
         var runs = 0
-        var state: [String] = []
+        let state = State()
+        store.keep(state)
         func request(_ name: String, _ body: (Database) throws -> Void) {
             _ = try? store.write { db in
-                state.append(name)
-                store.onRollback { state.removeLast() }
+                state.names.append(name)
                 try body(db)
             }
         }
@@ -38,7 +38,15 @@ struct StoreBatchTests {
             }
             request("c") { db in try db.run("INSERT INTO items (name) VALUES ('c')") }
         }
-        return (runs, try names(store), state)
+        return (runs, try names(store), state.names)
+    }
+
+    /// In-memory state kept beside the store: undone with the write level that changed it.
+    final class State: RollbackJournal {
+        var names: [String] = []
+        var journalMark: Int { names.count }
+        func rollBack(to mark: Int) { names.removeLast(names.count - mark) }
+        func journalCommitted() {}
     }
 
     @Test func aRequestRefusedBeforeItWritesIsUndoneWithoutRunningTheBatchAgain() throws {

@@ -53,7 +53,7 @@ final class Launcher: @unchecked Sendable {
         }
         for name in apiNames {
             children.append(Child(name: name, executable: "\(binDirectory)/api",
-                                  arguments: ["--endpoint", options.endpoint, "--data-dir", options.dataDirectory, "--http", options.apiAddress]
+                                  arguments: ["--endpoint", options.endpoint, "--data-dir", options.dataDirectory, "--listen", options.apiAddress]
                                       + serviceCurve + level,
                                   output: output))
         }

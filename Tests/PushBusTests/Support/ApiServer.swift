@@ -14,7 +14,7 @@ final class ApiServer: @unchecked Sendable {
         port = Ports.free()
         secrets = stack.secrets
         process = try RunningProcess(TestPaths.executable("api"),
-                                     ["--endpoint", stack.endpoint, "--data-dir", stack.dataDirectory, "--http", "127.0.0.1:\(port)",
+                                     ["--endpoint", stack.endpoint, "--data-dir", stack.dataDirectory, "--listen", "127.0.0.1:\(port)",
                                       "--parent-pid", String(getpid())] + extra,
                                      logDirectory: stack.logDirectory)
         let deadline = Date().addingTimeInterval(20)
