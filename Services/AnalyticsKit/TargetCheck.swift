@@ -67,7 +67,7 @@ struct TargetCheck {
     }
 
     /// push's answer to `question`: a device is a target when push names any status but `not_target`
-    /// for it (sent, failed or pending).
+    /// for it (sent, failed, pending, withdrawn).
     private mutating func take(_ reply: PushDeviceStatusReply, for question: PushDeviceStatusQuery) {
         for (device, id) in Self.devices(question) {
             isTarget[device] = reply.devices[id].map { $0.status != "not_target" } ?? false

@@ -20,14 +20,15 @@ struct TargetCheckTests {
     }
 
     @Test func anyStatusButNotTargetIsATarget() {
-        let reports = ["sent", "failed", "pending", "not_target", "missing"].enumerated().map { pending(Int64($0.offset), $0.element) }
+        let reports = ["sent", "failed", "pending", "withdrawn", "not_target", "missing"].enumerated().map { pending(Int64($0.offset), $0.element) }
         var check = TargetCheck(reports + [pending(9, "sent", .opened)])
         #expect(check.ask { _ in
             PushDeviceStatusReply(devices: ["sent": .init(status: "sent"), "failed": .init(status: "failed", reason: "BadDeviceToken"),
-                                            "pending": .init(status: "pending"), "not_target": .init(status: "not_target")])
+                                            "pending": .init(status: "pending"), "withdrawn": .init(status: "withdrawn"),
+                                            "not_target": .init(status: "not_target")])
         } == nil)
         #expect(Dictionary(uniqueKeysWithValues: check.verdicts.map { ($0.report.id, $0.isTarget) })
-                == [0: true, 1: true, 2: true, 3: false, 4: false, 9: true])
+                == [0: true, 1: true, 2: true, 3: true, 4: false, 5: false, 9: true])
     }
 
     @Test func aMessageThatIsNotTheAppsRefusesItsReportsAndPushsSilenceLeavesTheRestWaiting() {
