@@ -10,7 +10,7 @@ ServiceMain.run(.analytics, summary: "PushBus analytics service: MA identities, 
     let path = try options.databasePath("analytics")
     let name = options.shard.serviceName("analytics")
     let handler = try AnalyticsHandler(path: path, publisher: name, settings: settings, shard: options.shard)
-    sides.add(ReportVerifier(path: path, secrets: try Secrets.load(directory: options.dataDirectory), endpoint: options.endpoint,
-                             serverKey: options.curveServerKey, service: name, logger: logger))
+    sides.add(ReportVerifier(path: path, access: options.gatewayAccess(service: name, secrets: try Secrets.load(directory: options.dataDirectory)),
+                             logger: logger))
     return handler
 }

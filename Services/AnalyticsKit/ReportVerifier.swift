@@ -18,10 +18,7 @@ import ZeroMQ
 public final class ReportVerifier: SideLoop {
     public let name = "stats-verify"
     private let path: String
-    private let secrets: Secrets
-    private let endpoint: String
-    private let serverKey: String?
-    private let service: String
+    private let access: GatewayAccess
     private let logger: Logger
     private var store: Store!
     private var push: ServiceCaller!
@@ -32,20 +29,16 @@ public final class ReportVerifier: SideLoop {
     /// How often an idle verifier looks for new reports: a report is counted within about this long.
     static let idleSeconds = 0.5
 
-    /// `service` is this analytics worker's name (a shard's included), signing as itself where a
-    /// command is internal; `push.device_status` is signed as the app, whose key `secrets` derive.
-    public init(path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String, logger: Logger) {
+    /// `access` signs `push.device_status` as the report's app, whose key it derives.
+    public init(path: String, access: GatewayAccess, logger: Logger) {
         self.path = path
-        self.secrets = secrets
-        self.endpoint = endpoint
-        self.serverKey = serverKey
-        self.service = service
+        self.access = access
         self.logger = logger
     }
 
     public func prepare(context: Context) throws {
         store = try Store(path: path, migrations: ServiceStorage.migrations(AnalyticsSchema.migrations))
-        push = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
+        push = try access.caller(context: context)
     }
 
     /// Settles a batch; at once again when it was full, else in `idleSeconds`.
