@@ -104,9 +104,10 @@ let package = Package(
                 path: "Services/RegistrationKit"),
         .executableTarget(name: "registration", dependencies: ["RegistrationKit", "Runtime", "Worker", "Credentials"],
                           path: "Services/Registration"),
-        .target(name: "AnalyticsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials", "WireTime"],
+        .target(name: "AnalyticsKit", dependencies: ["SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "Credentials", "WireTime",
+                                                    "Client", "ZeroMQ"],
                 path: "Services/AnalyticsKit"),
-        .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime", "Worker"],
+        .executableTarget(name: "analytics", dependencies: ["AnalyticsKit", "Runtime", "Worker", "Credentials"],
                           path: "Services/Analytics"),
 
         .target(name: "TaggingKit", dependencies: ["Caches", "SQLite", "JSON", "Schema", "Runtime", "Bus", "Events", "Worker", "WireTime"], path: "Services/TaggingKit", swiftSettings: hotPath),

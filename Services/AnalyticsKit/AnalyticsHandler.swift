@@ -229,7 +229,8 @@ public final class AnalyticsHandler: RequestHandler {
 
     // MARK: push statistics
 
-    /// Message kinds need `msg_id` and count once per device and message; page kinds need `page`.
+    /// Message kinds need `msg_id` and count once per device and message, once push has said the
+    /// device was a target (`ReportVerifier`); page kinds need `page` and count at once.
     func report(_ p: StatsReport, in db: Database) throws -> Empty {
         let appKey = try Validate.appKey(p.appKey)
         let registrationID = try Validate.registrationID(p.registrationID)
@@ -246,13 +247,12 @@ public final class AnalyticsHandler: RequestHandler {
         guard try !reports.isForgotten(db, registrationID: registrationID) else {
             throw CommandError.invalid("registration_id was deleted")
         }
-        if isPage {
-            try reports.insertPageReport(db, appKey: appKey, registrationID: registrationID, kind: kind, page: subject, time: time)
-        } else {
-            guard try reports.insertMessageReport(db, appKey: appKey, registrationID: registrationID, kind: kind,
-                                                  msgID: subject, time: time) else { return Empty() }
-            try reports.countMessage(db, appKey: appKey, msgID: subject, kind: kind)
+        guard isPage else {
+            // Counted once push says the device was a target of the message (`ReportVerifier`).
+            try reports.insertMessageReport(db, appKey: appKey, registrationID: registrationID, kind: kind, msgID: subject, time: time)
+            return Empty()
         }
+        try reports.insertPageReport(db, appKey: appKey, registrationID: registrationID, kind: kind, page: subject, time: time)
         try events.count(db, appKey: appKey, name: "$" + kind.rawValue, hour: Self.hour(time), by: 1)
         return Empty()
     }
@@ -280,8 +280,8 @@ public final class AnalyticsHandler: RequestHandler {
         guard let topic = Topic(rawValue: event.topic) else { return }
         if topic == .pushDelivered {
             let delivered = try event.decode(PushDeliveredEvent.self).body
-            try reports.addDelivered(db, appKey: delivered.appKey, msgID: delivered.msgID, kind: "sent", count: delivered.sent)
-            try reports.addDelivered(db, appKey: delivered.appKey, msgID: delivered.msgID, kind: "failed",
+            try reports.addCount(db, appKey: delivered.appKey, msgID: delivered.msgID, kind: "sent", count: delivered.sent)
+            try reports.addCount(db, appKey: delivered.appKey, msgID: delivered.msgID, kind: "failed",
                                      count: delivered.failed.values.reduce(0, +))
             return
         }

@@ -120,5 +120,12 @@ enum AnalyticsSchema {
             ) WITHOUT ROWID;
             CREATE INDEX device_euids_by_euid ON device_euids (euid);
             """),
+        // A message report counts only once push has said its device was a target of the message
+        // (`ReportVerifier`): NULL until then, 1 a target's (counted), 0 refused. Rows from before
+        // were counted when they came, so they are 1, and so are page reports, which need no check.
+        Migration("analytics-3", """
+            ALTER TABLE push_reports ADD COLUMN verified INTEGER DEFAULT 1;
+            CREATE INDEX push_reports_unverified ON push_reports (id) WHERE verified IS NULL;
+            """),
     ]
 }

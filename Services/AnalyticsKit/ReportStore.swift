@@ -4,12 +4,57 @@ import SQLite
 /// The queries on push-statistics reports (`stats.report`) and the per-message counts they feed. Every
 /// method runs on the `Database` of the caller's transaction.
 struct ReportStore {
-    /// Records that a device reported `kind` for a message; false (and nothing changes) when it already had.
+    private let counters = EventStore()
+
+    /// One message report, as it waits for push's word on whether its device was a target.
+    struct Pending: Equatable {
+        var id: Int64
+        var appKey: String
+        var msgID: String
+        var registrationID: String
+        var kind: StatsKind
+        var time: Double
+    }
+
+    /// Records, unverified and not counted yet, that a device reported `kind` for a message; nothing
+    /// changes when it already had.
     func insertMessageReport(_ db: Database, appKey: String, registrationID: String, kind: StatsKind,
-                             msgID: String, time: Double) throws -> Bool {
+                             msgID: String, time: Double) throws {
         try db.run("""
-            INSERT OR IGNORE INTO push_reports (app_key, registration_id, kind, msg_id, time) VALUES (?, ?, ?, ?, ?)
-            """, appKey, registrationID, kind.rawValue, msgID, time) > 0
+            INSERT OR IGNORE INTO push_reports (app_key, registration_id, kind, msg_id, time, verified) VALUES (?, ?, ?, ?, ?, NULL)
+            """, appKey, registrationID, kind.rawValue, msgID, time)
+    }
+
+    /// The oldest `limit` message reports not verified yet.
+    func unverified(_ db: Database, limit: Int) throws -> [Pending] {
+        try db.rows("""
+            SELECT id, app_key, msg_id, registration_id, kind, time FROM push_reports WHERE verified IS NULL ORDER BY id LIMIT ?
+            """, limit).compactMap { row in
+            guard case .integer(let id) = row[0], let appKey = row[1].string, let msgID = row[2].string,
+                  let registrationID = row[3].string, let kind = row[4].string.flatMap(StatsKind.init(rawValue:)) else { return nil }
+            return Pending(id: id, appKey: appKey, msgID: msgID, registrationID: registrationID, kind: kind, time: row[5].double ?? 0)
+        }
+    }
+
+    /// Settles reports with push's word: a target's is marked verified and counted, in its message's
+    /// counts and in its hour's `$<kind>`; any other is marked refused and never counted. A report
+    /// erased meanwhile (`forget`) or settled already is left alone; so is a report that took a
+    /// deleted one's id, which names another device or message. Returns how many were counted.
+    @discardableResult
+    func settle(_ db: Database, _ verdicts: [TargetCheck.Verdict]) throws -> Int {
+        var counted = 0
+        for verdict in verdicts {
+            let report = verdict.report
+            guard try db.run("""
+                UPDATE push_reports SET verified = ? WHERE id = ? AND verified IS NULL
+                AND app_key = ? AND msg_id = ? AND registration_id = ? AND kind = ?
+                """, verdict.isTarget ? 1 : 0, report.id, report.appKey, report.msgID, report.registrationID,
+                report.kind.rawValue) > 0, verdict.isTarget else { continue }
+            try addCount(db, appKey: report.appKey, msgID: report.msgID, kind: report.kind.rawValue, count: 1)
+            try counters.count(db, appKey: report.appKey, name: "$" + report.kind.rawValue, hour: AnalyticsHandler.hour(report.time), by: 1)
+            counted += 1
+        }
+        return counted
     }
 
     func insertPageReport(_ db: Database, appKey: String, registrationID: String, kind: StatsKind,
@@ -18,15 +63,9 @@ struct ReportStore {
                    appKey, registrationID, kind.rawValue, page, time)
     }
 
-    func countMessage(_ db: Database, appKey: String, msgID: String, kind: StatsKind) throws {
-        try db.run("""
-            INSERT INTO message_counts (app_key, msg_id, kind, count) VALUES (?, ?, ?, 1)
-            ON CONFLICT (app_key, msg_id, kind) DO UPDATE SET count = count + 1
-            """, appKey, msgID, kind.rawValue)
-    }
-
-    /// Adds the push service's delivery counts (`sent`, `failed`) to the message's.
-    func addDelivered(_ db: Database, appKey: String, msgID: String, kind: String, count: Int) throws {
+    /// Adds `count` to the message's count of `kind`: a verified report's kind, or the push service's
+    /// deliveries (`sent`, `failed`).
+    func addCount(_ db: Database, appKey: String, msgID: String, kind: String, count: Int) throws {
         guard count > 0 else { return }
         try db.run("""
             INSERT INTO message_counts (app_key, msg_id, kind, count) VALUES (?, ?, ?, ?)

@@ -17,11 +17,10 @@ ServiceMain.run(.push, summary: "PushBus push service: accepts pushes, expands t
     let context = try Context()
     let handler = try PushHandler(path: path, secrets: secrets, publisher: name)
     let pagesReady = Doorbell(context: context)
+    let access = options.gatewayAccess(service: name, secrets: secrets)
     for direct in [true, false] {
-        sides.add(Expander(direct: direct, path: path, secrets: secrets, endpoint: options.endpoint, serverKey: options.curveServerKey,
-                           service: name, settings: settings, logger: logger, pagesReady: pagesReady))
+        sides.add(Expander(direct: direct, path: path, access: access, settings: settings, logger: logger, pagesReady: pagesReady))
     }
-    sides.add(Fanout(path: path, secrets: secrets, endpoint: options.endpoint, serverKey: options.curveServerKey, service: name,
-                     settings: settings, logger: logger, pagesReady: pagesReady))
+    sides.add(Fanout(path: path, access: access, settings: settings, logger: logger, pagesReady: pagesReady))
     return handler
 }

@@ -19,10 +19,7 @@ public final class Expander: SideLoop {
     /// Which messages this one expands: those that name their devices, or the others.
     private let direct: Bool
     private let path: String
-    private let secrets: Secrets
-    private let endpoint: String
-    private let serverKey: String?
-    private let service: String
+    private let access: GatewayAccess
     private var store: Store!
     private var gateway: ServiceCaller!
     private var ringer: Socket!
@@ -47,15 +44,11 @@ public final class Expander: SideLoop {
     }
 
     /// `pagesReady` is rung after each page; the sending half (`Fanout`) waits on it.
-    public init(direct: Bool, path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String,
-                settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
+    public init(direct: Bool, path: String, access: GatewayAccess, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
         self.direct = direct
         name = direct ? "fanout-direct" : "fanout-expand"
         self.path = path
-        self.secrets = secrets
-        self.endpoint = endpoint
-        self.serverKey = serverKey
-        self.service = service
+        self.access = access
         self.settings = settings
         self.logger = logger
         self.pagesReady = pagesReady
@@ -63,7 +56,7 @@ public final class Expander: SideLoop {
 
     public func prepare(context: Context) throws {
         store = try Fanout.openStore(path)
-        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
+        gateway = try access.caller(context: context)
         ringer = try pagesReady.makeRinger()
     }
 

@@ -18,10 +18,7 @@ import ZeroMQ
 public final class Fanout: SideLoop {
     public let name = "fanout-send"
     private let path: String
-    private let secrets: Secrets
-    private let endpoint: String
-    private let serverKey: String?
-    private let service: String
+    private let access: GatewayAccess
     private var store: Store!
     private var gateway: ServiceCaller!
     private var pool: BusPool!
@@ -45,17 +42,13 @@ public final class Fanout: SideLoop {
         let deliveries: [FanoutStore.Delivery]
     }
 
-    public init(path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String, settings: PushSettings,
-                logger: Logger, pagesReady: Doorbell) {
+    public init(path: String, access: GatewayAccess, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
         self.path = path
-        self.secrets = secrets
-        self.endpoint = endpoint
-        self.serverKey = serverKey
-        self.service = service
+        self.access = access
         self.settings = settings
         self.logger = logger
         self.pagesReady = pagesReady
-        notifications = NotificationBuilder(credentials: CredentialStore(secrets: secrets))
+        notifications = NotificationBuilder(credentials: CredentialStore(secrets: access.secrets))
     }
 
     /// Not synced at each commit: a kill loses nothing (the WAL is in the OS), and what a power loss
@@ -67,9 +60,8 @@ public final class Fanout: SideLoop {
     /// Its store, its clients, and the leases a process that stopped left behind, released.
     public func prepare(context: Context) throws {
         store = try Self.openStore(path)
-        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey)
-        pool = try BusPool(endpoint: endpoint, context: context, signer: Signer(service: service, secrets: secrets), serverKey: serverKey,
-                           slots: settings.senderSlots, timeoutMilliseconds: settings.senderTimeoutSeconds * 1000)
+        gateway = try access.caller(context: context)
+        pool = try access.pool(context: context, slots: settings.senderSlots, timeoutMilliseconds: settings.senderTimeoutSeconds * 1000)
         pages = try pagesReady.makeReceiver()
         try store.write { db in try fanout.releaseLeases(db) }
     }

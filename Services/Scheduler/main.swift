@@ -11,7 +11,7 @@ ServiceMain.run(.scheduler, summary: "PushBus scheduler service: local notificat
     let path = try options.databasePath("scheduler")
     let name = options.shard.serviceName("scheduler")
     let handler = try SchedulerHandler(path: path, settings: settings, publisher: name, logger: logger)
-    sides.add(ScheduleFirer(path: path, secrets: try Secrets.load(directory: options.dataDirectory), endpoint: options.endpoint,
-                            serverKey: options.curveServerKey, service: name, logger: logger))
+    sides.add(ScheduleFirer(path: path, access: options.gatewayAccess(service: name, secrets: try Secrets.load(directory: options.dataDirectory)),
+                            logger: logger))
     return handler
 }

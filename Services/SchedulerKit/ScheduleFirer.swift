@@ -17,10 +17,7 @@ import ZeroMQ
 public final class ScheduleFirer: SideLoop {
     public let name = "schedules"
     private let path: String
-    private let secrets: Secrets
-    private let endpoint: String
-    private let serverKey: String?
-    private let service: String
+    private let access: GatewayAccess
     private var store: Store!
     private var gateway: ServiceCaller!
     private let schedules = PushScheduleStore()
@@ -29,19 +26,15 @@ public final class ScheduleFirer: SideLoop {
     /// When a firing that got no answer is tried again.
     static let retryDelay = 2.0
 
-    public init(path: String, secrets: Secrets, endpoint: String, serverKey: String?, service: String, logger: Logger) {
+    public init(path: String, access: GatewayAccess, logger: Logger) {
         self.path = path
-        self.secrets = secrets
-        self.endpoint = endpoint
-        self.serverKey = serverKey
-        self.service = service
+        self.access = access
         self.logger = logger
     }
 
     public func prepare(context: Context) throws {
         store = try Store(path: path, migrations: ServiceStorage.migrations(SchedulerSchema.migrations))
-        gateway = try ServiceCaller(endpoint: endpoint, context: context, secrets: secrets, service: service, serverKey: serverKey,
-                                    timeoutMilliseconds: 10_000)
+        gateway = try access.caller(context: context)
     }
 
     /// Fires what is due (a few at a time); then waits for the next due schedule, a quarter second at most.

@@ -4,11 +4,12 @@ import Threads
 import ZeroMQ
 
 /// Work a service does beside its worker, on a thread of its own for the life of the process: the
-/// push fan-out, the schedule firer, the channel's sweep. Every one has the same shape: `prepare`
-/// (on its thread: its own store connection, its own sockets), then passes, each doing what is due
-/// and saying how soon it wants the next one, the thread polling the loop's sockets and its stop
-/// pipe in between. A pass that throws committed nothing; it is logged and the loop tries again
-/// after a pause that doubles from one second to thirty. A `prepare` that throws stops the process
+/// push fan-out, the schedule firer, the channel's sweep, analytics' report verifier. Every one has
+/// the same shape: `prepare` (on its thread: its own store connection, its own sockets), then
+/// passes, each doing what is due and saying how soon it wants the next one, the thread polling the
+/// loop's sockets and its stop pipe in between. A pass that throws left nothing half done (what it
+/// committed, if anything, is whole); it is logged and the loop tries again after a pause that
+/// doubles from one second to thirty. A `prepare` that throws stops the process
 /// (exit 1), for whatever supervises it to start it again, rather than leave the worker serving
 /// without its side work. The process's stop reaches every loop, which then `finish`es.
 public protocol SideLoop: AnyObject {

@@ -1,4 +1,5 @@
 import Bus
+import Client
 import Credentials
 import Foundation
 import Runtime
@@ -86,6 +87,11 @@ public struct WorkerOptions: Options {
     /// CURVE for the bus sockets when the gateway requires encryption, else nil.
     public func busCurve(_ secrets: Secrets) throws -> BusCurve? {
         try curveServerKey.map { try BusCurve(serverKey: $0, secrets: secrets) }
+    }
+
+    /// How this service (`service`, a shard's name) reaches the others through the gateway.
+    public func gatewayAccess(service: String, secrets: Secrets) -> GatewayAccess {
+        GatewayAccess(endpoint: endpoint, serverKey: curveServerKey, service: service, secrets: secrets)
     }
 
     /// This shard's database in the data directory (created 0700 if needed, see `PrivateFiles`);

@@ -48,6 +48,26 @@ struct AnalyticsHarness {
     func profile(_ euid: String) -> JSONValue { ma("ma.profile", euid) }
     func properties(_ euid: String) -> JSONValue? { profile(euid)["properties"] }
 
+    /// Settles the unverified message reports as `ReportVerifier` does, with push's answers given
+    /// here rather than over the bus: `targets` maps each msg_id push knows to its target devices,
+    /// and push refuses any other (not a message of the app). Returns how many reports were counted.
+    @discardableResult
+    func verify(_ targets: [String: [String]]) throws -> Int {
+        let store = handler.storage.store
+        var check = TargetCheck(try store.read { db in try ReportStore().unverified(db, limit: ReportVerifier.batch) })
+        if let silence = check.ask({ question in try Self.push(targets, question) }) { throw silence }
+        return try store.write { db in try ReportStore().settle(db, check.verdicts) }
+    }
+
+    /// push's answer to `question` when `targets` are its messages' targets: `sent` for a target,
+    /// `not_target` for any other device, 1003 for a msg_id it does not know.
+    static func push(_ targets: [String: [String]], _ question: PushDeviceStatusQuery) throws -> PushDeviceStatusReply {
+        guard let devices = targets[question.msgID ?? ""] else { throw CommandError.badField("msg_id is not a message of this app") }
+        return PushDeviceStatusReply(devices: Dictionary(uniqueKeysWithValues: (question.registrationIDs ?? []).map { id in
+            (id, DeliveryStatus(status: devices.contains(id) ? "sent" : "not_target"))
+        }))
+    }
+
     /// The result object in an `ma.identify` reply's `message`.
     func fieldResults(_ reply: JSONValue) -> JSONValue? {
         reply["message"]?.string.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
