@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Threads
 
 /// Threads for handlers that block (a bus call, say): a request waits in the queue for a free
@@ -8,7 +9,7 @@ public final class HandlerPool: Sendable {
 
     /// Starts `threads` threads named `name`.
     public init(name: String, threads: Int, queueLimit: Int) {
-        jobs = JobQueue(limit: queueLimit)
+        jobs = JobQueue(limit: queueLimit, threads: max(1, threads))
         for _ in 0..<max(1, threads) {
             NamedThread.start(name) { [jobs] in
                 while let job = jobs.next() { job() }
@@ -33,47 +34,52 @@ public final class HandlerPool: Sendable {
     public func stop() { jobs.close() }
 }
 
-/// The pool's queue: a condition-guarded list the threads wait on.
-private final class JobQueue: @unchecked Sendable {
+/// The pool's queue: a locked list, and a semaphore counting the jobs in it, which the threads wait on.
+private final class JobQueue: Sendable {
     typealias Job = @Sendable () -> Void
-    private let condition = NSCondition()
-    private var waiting: [Job] = []
-    private var head = 0
-    private var open = true
+    private let jobs = Mutex<(waiting: [Job], head: Int, open: Bool)>(([], 0, true))
+    private let ready = DispatchSemaphore(value: 0)
     private let limit: Int
+    private let threads: Int
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, threads: Int) {
+        self.limit = limit
+        self.threads = threads
+    }
 
     func push(_ job: @escaping Job) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard open, waiting.count - head < limit else { return false }
-        waiting.append(job)
-        condition.signal()
-        return true
+        let taken = jobs.withLock { state -> Bool in
+            guard state.open, state.waiting.count - state.head < limit else { return false }
+            state.waiting.append(job)
+            return true
+        }
+        if taken { ready.signal() }
+        return taken
     }
 
-    /// The next job, waiting for one; nil once closed and empty.
+    /// The next job, waiting for one; nil once closed.
     func next() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == waiting.count {
-            guard open else { return nil }
-            condition.wait()
+        ready.wait()
+        return jobs.withLock { state -> Job? in
+            guard state.head < state.waiting.count else { return nil }
+            let job = state.waiting[state.head]
+            state.head += 1
+            if state.head >= 64, state.head * 2 >= state.waiting.count {
+                state.waiting.removeFirst(state.head)
+                state.head = 0
+            }
+            return job
         }
-        let job = waiting[head]
-        head += 1
-        if head >= 64, head * 2 >= waiting.count {
-            waiting.removeFirst(head)
-            head = 0
-        }
-        return job
     }
 
+    /// Wakes every thread to end (a wake that finds the queue empty ends its thread): jobs still
+    /// queued are dropped.
     func close() {
-        condition.lock()
-        open = false
-        condition.broadcast()
-        condition.unlock()
+        let waiting = jobs.withLock { state -> Bool in
+            defer { state.open = false; state.waiting = []; state.head = 0 }
+            return state.open
+        }
+        guard waiting else { return }
+        for _ in 0..<threads { ready.signal() }
     }
 }

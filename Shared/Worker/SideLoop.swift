@@ -37,38 +37,34 @@ extension SideLoop {
 
 /// The side loops of one process: started once the worker is built, stopped (and waited for) once it
 /// has stopped, before the handler closes its database.
-public final class SideLoops: @unchecked Sendable {
+public final class SideLoops {
     private var added: [SideLoop] = []
     private var running: [(stopper: Stopper, done: DispatchSemaphore)] = []
-    private let lock = NSLock()
 
     public init() {}
 
-    /// Adds `loop`, to be started with the others.
-    public func add(_ loop: SideLoop) { lock.withLock { added.append(loop) } }
+    /// Adds `loop`, to be started with the others. Called while the service is built, on its main thread.
+    public func add(_ loop: SideLoop) { added.append(loop) }
 
-    /// Starts every loop added on a thread of its own.
+    /// Starts every loop added on a thread of its own, which from then on alone uses it.
     func start(context: Context, logger: Logger) {
-        lock.withLock {
-            for loop in added {
-                let stopper = Stopper(context: context)
-                let done = DispatchSemaphore(value: 0)
-                let handed = Unchecked(loop)
-                NamedThread.start(loop.name) {
-                    defer { done.signal() }
-                    Self.run(handed.value, stopper: stopper, context: context, logger: logger)
-                }
-                running.append((stopper, done))
+        for loop in added {
+            let stopper = Stopper(context: context)
+            let done = DispatchSemaphore(value: 0)
+            let handed = Handed(loop)
+            NamedThread.start(loop.name) {
+                defer { done.signal() }
+                Self.run(handed.loop, stopper: stopper, context: context, logger: logger)
             }
-            added = []
+            running.append((stopper, done))
         }
+        added = []
     }
 
     /// Asks every loop to stop and waits until each has.
     func stop() {
-        let loops = lock.withLock { running }
-        for loop in loops { loop.stopper.request() }
-        for loop in loops { loop.done.wait() }
+        for loop in running { loop.stopper.request() }
+        for loop in running { loop.done.wait() }
     }
 
     private static func run(_ loop: SideLoop, stopper: Stopper, context: Context, logger: Logger) {
@@ -99,9 +95,10 @@ public final class SideLoops: @unchecked Sendable {
         stop.close()
     }
 
-    /// A loop handed to its thread, which alone uses it from then on.
-    private struct Unchecked: @unchecked Sendable {
-        let value: SideLoop
-        init(_ value: SideLoop) { self.value = value }
+    /// A loop handed to its thread, which alone uses it from then on: the one transfer of a
+    /// non-Sendable value across threads in the worker, at the thread's start.
+    private struct Handed: @unchecked Sendable {
+        let loop: SideLoop
+        init(_ loop: SideLoop) { self.loop = loop }
     }
 }

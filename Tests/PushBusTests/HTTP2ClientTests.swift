@@ -185,12 +185,16 @@ struct HTTP2ClientTests {
 
     @Test("on a connection found dead, requests it took but never wrote (stuck behind a full socket) go on a new one, not lost")
     func unwrittenOnDeadConnection() throws {
-        let fault = try H2Fault(["--stall-after", "1", "--window", "2147483647"])
+        // The server's receive buffer is fixed at 64 KB, and the body is several times what the
+        // client's send buffer can grow to, so the socket fills while the server reads nothing,
+        // whatever this machine's TCP buffer settings (a 32-MB body alone passed here and failed
+        // on a machine whose buffers held it all: then the small requests were written, and lost).
+        let fault = try H2Fault(["--stall-after", "1", "--window", "2147483647", "--receive-buffer", "65536"])
         let client = try Self.client(fault) { $0.maxStreams = 10; $0.pingInterval = 1; $0.pingTimeout = 1; $0.streamTimeout = 60 }
-        // 32 MB: more than loopback's socket buffers hold, so the socket fills while the server reads nothing.
+        let sendCeiling = Self.largestSendBuffer()
         let large = Locked<[HTTP2Response]>([])
         let done = DispatchSemaphore(value: 0)
-        client.send(Self.requests(fault, 0..<1, body: Data(count: 32 << 20)), lane: "a") { large.set($0); done.signal() }
+        client.send(Self.requests(fault, 0..<1, body: Data(count: max(32 << 20, 4 * sendCeiling))), lane: "a") { large.set($0); done.signal() }
         #expect(eventually(10) { !fault.events("stalled").isEmpty })
         usleep(300_000)
         let small = client.sendAndWait(Self.requests(fault, 1..<4), lane: "a")
@@ -200,6 +204,15 @@ struct HTTP2ClientTests {
         #expect(fault.processed() == ["1": 1, "2": 1, "3": 1])
         #expect(client.counters.connectionsOpened == 2)
         #expect(client.counters.requestsRetried >= 3)
+    }
+
+    /// The most a TCP socket's send buffer can grow to here: tcp_wmem's maximum, or wmem_max.
+    static func largestSendBuffer() -> Int {
+        let automatic = (try? String(contentsOfFile: "/proc/sys/net/ipv4/tcp_wmem", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).last.flatMap { Int($0) } ?? 0
+        let fixed = (try? String(contentsOfFile: "/proc/sys/net/core/wmem_max", encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        return max(automatic, fixed, 4 << 20)
     }
 
     @Test("an idle connection is checked with a PING now and then, and stays open when it is answered")

@@ -24,6 +24,7 @@ The port in use is written to --ready-file (atomically) once the socket listens.
 """
 import argparse
 import asyncio
+import socket
 import json
 import os
 import ssl
@@ -59,6 +60,7 @@ def parse():
     p.add_argument("--refuse", type=int, default=0, help="refuse (REFUSED_STREAM) the first N requests of the server")
     p.add_argument("--reset-ids", default="", help="comma-separated x-id values answered with RST_STREAM INTERNAL_ERROR")
     p.add_argument("--stall-after", type=int, default=0, help="first connection: answers nothing, and stops reading at the Nth request's headers")
+    p.add_argument("--receive-buffer", type=int, default=0, help="SO_RCVBUF of accepted sockets (fixed, so the kernel's autotuning cannot grow it)")
     p.add_argument("--close-after", type=int, default=0, help="first connection: answers nothing, and closes after N requests")
     p.add_argument("--window", type=int, default=0, help="SETTINGS_INITIAL_WINDOW_SIZE for what the client sends (the connection's window too, when larger)")
     p.add_argument("--response-bytes", type=int, default=-1, help="answer with this many bytes instead of the echo")
@@ -295,7 +297,13 @@ async def main():
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.cert, args.key)
         context.set_alpn_protocols([args.alpn])
-    listener = await asyncio.start_server(server.handle, "127.0.0.1", args.port, ssl=context)
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.receive_buffer:
+        # Set before listen, so accepted sockets inherit it with their window sized to it.
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, args.receive_buffer)
+    listening.bind(("127.0.0.1", args.port))
+    listener = await asyncio.start_server(server.handle, sock=listening, ssl=context)
     port = listener.sockets[0].getsockname()[1]
     temporary = args.ready_file + ".tmp"
     with open(temporary, "w") as out:
