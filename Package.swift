@@ -130,15 +130,15 @@ let package = Package(
         .executableTarget(name: "apns", dependencies: ["ApnsKit", "Runtime", "Worker"], path: "Services/Apns"),
 
         // The REST API (EngageLab v4, JPush v3): HTTP on libmicrohttpd, each call signed bus commands.
-        .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Majordomo", "Schema", "Runtime", "ZeroMQ", "HTTP"],
+        .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Majordomo", "Schema", "Signing", "Runtime", "ZeroMQ", "HTTP"],
                 path: "Services/ApiKit"),
         .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ", "HTTP"], path: "Services/Api"),
 
         // The device channel: WebSocket connections (libmicrohttpd's upgrade, our own frame codec),
         // each device's messages until acknowledged, pages and presence.
         .target(name: "WebSocket", dependencies: ["CMicroHTTPD", "CCrypto", "HTTP", "Threads"], path: "Shared/WebSocket"),
-        .target(name: "ChannelKit", dependencies: ["Bus", "Caches", "Client", "Credentials", "JSON", "Runtime", "Schema", "SQLite", "WebSocket", "WireTime",
-                                                   "Worker", "ZeroMQ"],
+        .target(name: "ChannelKit", dependencies: ["Bus", "Caches", "Client", "Credentials", "JSON", "HTTP", "Majordomo", "Runtime", "Schema", "Signing", "SQLite",
+                                                   "WebSocket", "WireTime", "Worker", "ZeroMQ"],
                 path: "Services/ChannelKit"),
         .executableTarget(name: "channel", dependencies: ["ChannelKit", "Credentials", "Runtime", "Worker", "ZeroMQ"], path: "Services/Channel"),
 

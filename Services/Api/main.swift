@@ -15,16 +15,22 @@ do {
     try DataDirectory.prepare(options.dataDirectory, logger: logger)
     let secrets = try Secrets.load(directory: options.dataDirectory)
     let bus = try BusLink(endpoint: options.endpoint, secrets: secrets, serverKey: options.curveServerKey,
-                          timeoutMilliseconds: options.requestTimeoutMilliseconds, slots: options.handlerThreads)
+                          timeoutMilliseconds: options.requestTimeoutMilliseconds, slots: options.handlerThreads + options.edgeSlots,
+                          edgeQueue: options.edgeQueue)
     let api = Api(secrets: secrets, bus: bus, quota: AppQuota(quota: options.appQuota, windowSeconds: options.quotaWindowSeconds),
                   logger: logger)
+    let edge = DeviceEdge(bus: bus, settings: try options.edge(), logger: logger)
     let (host, port) = try options.address()
-    // Whole requests are answered on a pool of threads (each waits on its bus calls); the
-    // connections themselves, however many or slow, are polled by the server's one loop thread.
+    let tls = try options.tlsCertificate.map { certificate in try TLSIdentity(certificateFile: certificate, keyFile: options.tlsKey ?? "") }
+    // REST requests are answered on a pool of threads (each waits on its bus calls); device
+    // requests are relayed without a thread (the bus loop answers them); the connections
+    // themselves, however many or slow, are polled by the server's one loop thread.
     let pool = HandlerPool(name: "api-handler", threads: options.handlerThreads, queueLimit: options.queueLimit)
-    let server = try HTTPServer(name: "api-http", host: host, port: Int(port), limits: options.limits,
-                                handler: pool.handler(busy: Api.busy) { request in api.handle(request) })
-    logger.info("serving", ["listen": options.listen, "endpoint": options.endpoint, "max_connections": options.maxConnections,
+    let rest = pool.handler(busy: Api.busy) { request in api.handle(request) }
+    let server = try HTTPServer(name: "api-http", host: host, port: Int(port), limits: options.limits, tls: tls) { request, responder in
+        if DeviceEdge.serves(request.path) { edge.handle(request, responder) } else { rest(request, responder) }
+    }
+    logger.info("serving", ["listen": options.listen, "endpoint": options.endpoint, "tls": tls != nil, "max_connections": options.maxConnections,
                             "per_address": options.perAddress, "handler_threads": options.handlerThreads])
     let stopper = Stopper(context: try Context())
     try Lifecycle.serve(stopper: stopper, parentPID: options.parentPID, logger: logger) {

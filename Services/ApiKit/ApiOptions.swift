@@ -23,6 +23,17 @@ public struct ApiOptions: Options {
     public var quotaWindowSeconds = 60
     public var requestTimeoutMilliseconds = 5000
     public var curveServerKey: String?
+    /// The device edge's limits (`POST /v1/device/<command>`), and the proxies it believes.
+    public var deviceMaxBodyBytes = 64 << 10
+    public var registerRate = 5
+    public var registerBurst = 20
+    public var connectionRate = 50
+    public var trustedProxies = ""
+    public var edgeSlots = 64
+    public var edgeQueue = 4096
+    /// HTTPS: the certificate chain and key, PEM files; both or neither.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
     public var logLevel = Logger.Level.info
     public var parentPID: String?
 
@@ -47,6 +58,19 @@ public struct ApiOptions: Options {
         .int("request-timeout-ms", \.requestTimeoutMilliseconds, in: 10...600_000,
              help: "How long a bus call may take; past it the request is answered 503."),
         .optional("curve-server-key", \.curveServerKey, help: "The gateway's CURVE public key (Z85), when it requires encryption."),
+        .int("device-max-body-bytes", \.deviceMaxBodyBytes, in: 1024...(1 << 20),
+             help: "Device edge: largest body of a device command; a larger one is answered 413 (code 6017)."),
+        .int("register-rate", \.registerRate, in: 1...1_000_000,
+             help: "Device edge: unsigned registrations a second one client address may send (past the burst: 429, code 6011)."),
+        .int("register-burst", \.registerBurst, in: 1...1_000_000, help: "Device edge: unsigned registrations one client address may send at once."),
+        .int("connection-rate", \.connectionRate, in: 1...1_000_000,
+             help: "Device edge: requests a second one connection may send (burst twice that; past it: 429, code 6011)."),
+        .string("trusted-proxy", \.trustedProxies,
+                help: "Comma-separated IPv4 addresses or CIDR ranges of proxies whose X-Forwarded-For names the client (empty: none is believed)."),
+        .int("edge-slots", \.edgeSlots, in: 1...4096, help: "Device edge: bus requests out at once for devices (beside --handler-threads for the REST API)."),
+        .int("edge-queue", \.edgeQueue, in: 1...1_000_000, help: "Device edge: device requests that may wait for a bus slot; past it, 503 (code 6002)."),
+        .optional("tls-cert", \.tlsCertificate, help: "PEM certificate chain: serve HTTPS (libmicrohttpd with GnuTLS); needs --tls-key."),
+        .optional("tls-key", \.tlsKey, help: "PEM private key of --tls-cert."),
         .logLevel(\.logLevel),
         .parentPID(\.parentPID),
     ]
@@ -60,5 +84,20 @@ public struct ApiOptions: Options {
     /// `listen` split into an IPv4 host and a port.
     public func address() throws(UsageError) -> (host: String, port: UInt16) { try Flags.hostPort(listen, "listen") }
 
-    public func validate() throws(UsageError) { _ = try address() }
+    /// The device edge's settings.
+    public func edge() throws(UsageError) -> DeviceEdge.Settings {
+        var settings = DeviceEdge.Settings()
+        settings.maxBodyBytes = deviceMaxBodyBytes
+        settings.registerRate = registerRate
+        settings.registerBurst = registerBurst
+        settings.connectionRate = connectionRate
+        settings.trustedProxies = try AddressRanges(trustedProxies, flag: "trusted-proxy")
+        return settings
+    }
+
+    public func validate() throws(UsageError) {
+        _ = try address()
+        _ = try edge()
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together") }
+    }
 }

@@ -13,11 +13,12 @@ public final class BusLink: Sendable {
     private let loop: BusLoop
     private let timeoutMilliseconds: Int
 
-    /// `slots`: requests out at once (one per handler thread is enough: each waits on its own).
-    public init(endpoint: String, secrets: Secrets, serverKey: String?, timeoutMilliseconds: Int, slots: Int) throws {
+    /// `slots`: requests out at once (a handler thread waits on one; the edge's relays share them);
+    /// `edgeQueue`: device requests that may wait for a slot before more are answered 503.
+    public init(endpoint: String, secrets: Secrets, serverKey: String?, timeoutMilliseconds: Int, slots: Int, edgeQueue: Int = 4096) throws {
         self.timeoutMilliseconds = timeoutMilliseconds
         loop = try BusLoop(name: "api-bus", endpoint: endpoint, context: try Context(), serverKey: serverKey, slots: slots,
-                           timeoutMilliseconds: timeoutMilliseconds) {
+                           lanes: [BusPool.Lane(), BusPool.Lane(limit: edgeQueue)], timeoutMilliseconds: timeoutMilliseconds) {
             let signer = Signer(secrets: secrets)
             signer.derivesDeviceKeys = false
             return signer
@@ -31,6 +32,18 @@ public final class BusLink: Sendable {
             throw Refusal(error)
         }
     }
+
+    /// Sends a device's request `[command, payload, proof?]` exactly as it came (never signed: the
+    /// device proves itself) and hands the reply frame, or nil when none came, to `completion` on
+    /// the loop's thread. Never blocks; past the edge's queue the completion hears nil at once.
+    public func relay(_ body: [Data], completion: @escaping @Sendable (Data?) -> Void) {
+        loop.submit(BusLoop.Request(service: MDP.deviceService, body: body, lane: Self.edgeLane, relayed: true, completion: completion))
+    }
+
+    /// The lanes: the REST API's calls (each made by a handler thread that waits), then the device
+    /// edge's relays, which wait in the loop, at most `edgeQueue` of them.
+    static let restLane = 0
+    static let edgeLane = 1
 
     /// Ends the loop; calls still waiting hear 6002.
     public func stop() { loop.stop() }

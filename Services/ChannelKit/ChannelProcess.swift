@@ -33,7 +33,7 @@ public final class ChannelProcess: LiveOutlet, @unchecked Sendable {
                            ["max_connections": limits.maxConnections, "allowed": files])
             limits.maxConnections = max(1, files)
         }
-        server = WebSocketServer(host: address, port: Int(port), path: "/v1/channel", limits: limits, delegate: host)
+        server = WebSocketServer(host: address, port: Int(port), path: "/v1/channel", limits: limits, tls: try settings.tls(), delegate: host)
         host.server = server
     }
 

@@ -1,3 +1,4 @@
+import HTTP
 import Runtime
 import WebSocket
 
@@ -20,6 +21,9 @@ public struct ChannelSettings: Options {
     public var handshakeMemory = 4096
     /// Requests to the bus in flight at once (attachments, acknowledgements, reports).
     public var uplinkSlots = 16
+    /// wss: the certificate chain and key, PEM files; both or neither.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
 
     public init() {}
 
@@ -39,8 +43,20 @@ public struct ChannelSettings: Options {
         .int("handshake-memory", \.handshakeMemory, in: 2048...65_536,
              help: "Bytes for each connection's HTTP handshake, kept while it lives (most of an idle connection's memory)."),
         .int("hello-timeout", \.helloTimeoutSeconds, in: 1...600, help: "Seconds a new connection may take to send its hello."),
-        .int("uplink-slots", \.uplinkSlots, in: 1...256, help: "Requests to the bus in flight at once (attachments, acknowledgements, reports)."),
+        .int("uplink-slots", \.uplinkSlots, in: 1...256, help: "Requests to the bus in flight at once (attachments, acknowledgements, reports, relayed requests)."),
+        .optional("tls-cert", \.tlsCertificate, help: "PEM certificate chain: serve wss:// (libmicrohttpd with GnuTLS); needs --tls-key."),
+        .optional("tls-key", \.tlsKey, help: "PEM private key of --tls-cert."),
     ]
+
+    public func validate() throws(UsageError) {
+        _ = try address()
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together") }
+    }
+
+    /// The TLS identity read from `--tls-cert` and `--tls-key`, nil without them.
+    public func tls() throws -> TLSIdentity? {
+        try tlsCertificate.map { certificate in try TLSIdentity(certificateFile: certificate, keyFile: tlsKey ?? "") }
+    }
 
     /// `listen` split into an IPv4 host and a port.
     public func address() throws(UsageError) -> (host: String, port: UInt16) { try Flags.hostPort(listen, "listen") }

@@ -42,6 +42,16 @@ struct LiveConnectionState {
         reports = FrameBudget(burst: 2 * Self.reportsPerSecond, now: openedAt)
     }
 
+    /// Device commands a connection may relay a second (`{"type":"request"}`), and twice that at once.
+    static let requestsPerSecond = 20.0
+    private var requests: FrameBudget?
+
+    /// Takes one request's token at `now`; false when the connection sends requests too fast.
+    mutating func takeRequest(now: Double) -> Bool {
+        if requests == nil { requests = FrameBudget(burst: 2 * Self.requestsPerSecond, now: now) }
+        return requests!.take(now: now, rate: Self.requestsPerSecond, burst: 2 * Self.requestsPerSecond)
+    }
+
     /// Takes one report's token at `now`; false when the connection sends reports too fast.
     mutating func takeReport(now: Double) -> Bool {
         reports.take(now: now, rate: Self.reportsPerSecond, burst: 2 * Self.reportsPerSecond)

@@ -175,6 +175,20 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
         }
         let device = (appKey: hello.appKey, registrationID: hello.registrationID)
         switch frame {
+        case .request(let id, let command, let payload, let proof):
+            guard locked({ connections[connection]?.takeRequest(now: clock()) ?? false }) else {
+                let limit = Int(LiveConnectionState.requestsPerSecond)
+                server?.send(LiveFrames.refusedRequest(id: id, CommandError(.tooFrequent, "more than \(limit) requests a second, slow down")), to: connection)
+                return
+            }
+            // Relayed as the device sent it: the gateway checks its proof as on the bus.
+            uplink.relay([Data(command.name.utf8), Data(payload.utf8), Data(proof.utf8)]) { [weak self] reply in
+                self?.server?.send(LiveFrames.reply(id: id, reply), to: connection)
+            }
+            return
+        case .badRequest(let id, let error):
+            server?.send(LiveFrames.refusedRequest(id: id, error), to: connection)
+            return
         case .ack(let msgIDs):
             let backlogEnd: String? = locked {
                 connections[connection]?.acknowledged(msgIDs)
@@ -198,7 +212,7 @@ public final class LiveHost: WebSocketDelegate, @unchecked Sendable {
             return
         }
         switch frame {
-        case .ack: break
+        case .ack, .request, .badRequest: break
         case .page(let entering, let page):
             uplink.enqueue(entering ? .pageEnter : .pageLeave, PageReport(appKey: device.appKey, registrationID: device.registrationID, page: page),
                            lane: .normal)

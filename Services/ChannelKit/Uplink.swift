@@ -2,6 +2,7 @@ import Client
 import Credentials
 import Caches
 import Foundation
+import Majordomo
 import Runtime
 import Schema
 import Synchronization
@@ -76,6 +77,13 @@ public final class Uplink: Sendable {
             return true
         }
         if report { logger.warning("the uplink is full: device reports are dropped", ["dropped": dropped]) }
+    }
+
+    /// Sends a device's own request `[command, payload, proof]` exactly as it came (never signed
+    /// here: the device proves itself), in the normal lane; `completion` hears the reply frame, or
+    /// nil when none came or the lane was full.
+    public func relay(_ body: [Data], completion: @escaping @Sendable (Data?) -> Void) {
+        loop.submit(BusLoop.Request(service: MDP.deviceService, body: body, lane: Lane.normal.rawValue, relayed: true, completion: completion))
     }
 
     /// Ends the loop; what waits hears nil.

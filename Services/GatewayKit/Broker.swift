@@ -229,7 +229,8 @@ public final class Broker {
             refuse(sender, request, CommandError(.tooFrequent, "more requests a second than \(principal) may send, slow down"), seq: seq())
             return
         }
-        if options.registerRate > 0, isUnsignedRegistration, !registerRate.allow(peer: peerAddress, now: Clock.milliseconds()) {
+        if options.registerRate > 0, isUnsignedRegistration, !options.edgePeers.contains(peerAddress ?? ""),
+           !registerRate.allow(peer: peerAddress, now: Clock.milliseconds()) {
             refuse(sender, request, CommandError(.tooFrequent, "more than \(options.registerRate) registrations a second from this address, slow down"),
                    seq: seq())
             return

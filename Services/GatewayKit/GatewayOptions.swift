@@ -33,6 +33,9 @@ public struct GatewayOptions: Options {
     /// come at once; past them, code 6011.
     public var registerRate = 1000
     public var registerBurst = 10_000
+    /// The device edges (api processes): their unsigned registrations are not limited by their
+    /// address, which is every phone's; the edge limits each client's address itself.
+    public var edgePeers = AddressRanges()
     /// Memory for derived device and app keys (one HMAC each, so a busy device is not derived again).
     public var keyCacheMegabytes = 32
     /// Where to record every device command and its reply (JSON lines), or nil.
@@ -72,6 +75,11 @@ public struct GatewayOptions: Options {
         .int("register-burst", \.registerBurst, in: 1...100_000_000,
              help: "Unsigned registrations one address may send at once before --register-rate applies: every phone behind a large "
                  + "carrier NAT registering at the same moment (an app launch after a push, a reconnect after an outage)."),
+        Option("edge-peers", \.edgePeers,
+               help: "Comma-separated IPv4 addresses or CIDR ranges of the device edges (api): their unsigned registrations skip --register-rate, "
+                   + "since they carry many phones' and the edge limits each phone's address (its --register-rate). Empty: none.",
+               format: { $0.description },
+               parse: { text throws(UsageError) in try AddressRanges(text, flag: "edge-peers") }),
         .int("key-cache-mb", \.keyCacheMegabytes, in: 1...4096,
              help: "Memory for derived device and app keys (32 MiB holds about 250,000 devices; past it the cache starts over)."),
         .optional("record", \.recordPath, help: "Record every device command and its reply to this file (JSON lines, see pushbus-replay)."),

@@ -1,3 +1,4 @@
+import Runtime
 import Credentials
 
 /// Signed requests per second per principal at the gateway: an app's server (`--app-rate`, per

@@ -8,17 +8,20 @@ import ZeroMQ
 /// blocking) or call and wait; every completion runs on the loop's thread, so it must be short.
 /// The pool's signer is made on that thread, which owns it and every socket.
 public final class BusLoop: Sendable {
-    /// A request from another thread; its completion hears the reply frame, or nil.
+    /// A request from another thread; its completion hears the reply frame, or nil. `relayed`: sent
+    /// exactly as given, never signed (`BusPool.Job`).
     public struct Request: Sendable {
         public let service: String
         public let body: [Data]
         public let lane: Int
+        public let relayed: Bool
         public let completion: @Sendable (Data?) -> Void
 
-        public init(service: String, body: [Data], lane: Int = 0, completion: @escaping @Sendable (Data?) -> Void) {
+        public init(service: String, body: [Data], lane: Int = 0, relayed: Bool = false, completion: @escaping @Sendable (Data?) -> Void) {
             self.service = service
             self.body = body
             self.lane = lane
+            self.relayed = relayed
             self.completion = completion
         }
     }
@@ -103,7 +106,8 @@ public final class BusLoop: Sendable {
             for item in inbox.take() {
                 switch item {
                 case .request(let request):
-                    let job = BusPool.Job(service: request.service, body: request.body, lane: request.lane, completion: request.completion)
+                    let job = BusPool.Job(service: request.service, body: request.body, lane: request.lane, relayed: request.relayed,
+                                          completion: request.completion)
                     if !pool.submit(job) {
                         shared.refusals.add(1, ordering: .relaxed)
                         request.completion(nil)

@@ -23,17 +23,20 @@ public final class BusPool {
     }
 
     /// One request: the service it goes to, its body (`[command, payload]`, signed on the way by
-    /// the pool's signer), its lane, and what to do with the reply frame (nil: none came).
+    /// the pool's signer unless `relayed`: then sent exactly as given), its lane, and what to do
+    /// with the reply frame (nil: none came).
     public struct Job {
         public let service: String
         public let body: [Data]
         public let lane: Int
+        public let relayed: Bool
         public let completion: (Data?) -> Void
 
-        public init(service: String, body: [Data], lane: Int = 0, completion: @escaping (Data?) -> Void) {
+        public init(service: String, body: [Data], lane: Int = 0, relayed: Bool = false, completion: @escaping (Data?) -> Void) {
             self.service = service
             self.body = body
             self.lane = lane
+            self.relayed = relayed
             self.completion = completion
         }
     }
@@ -126,7 +129,7 @@ public final class BusPool {
             guard let lane = waiting.indices.first(where: { !waiting[$0].isEmpty && holding[$0] < lanes[$0].share }),
                   let job = waiting[lane].popFirst() else { return }
             do {
-                try clients[slot].send(job.service, job.body)
+                try clients[slot].send(job.service, job.body, relayed: job.relayed)
                 inFlight[slot] = (job, now + Int64(timeoutMilliseconds))
                 holding[lane] += 1
             } catch {

@@ -42,14 +42,16 @@ public final class MajordomoClient {
 
     /// Sends `body` to `service` without waiting (signed when a signer is set); `receiveReply` takes
     /// the answer once `socket` is readable. For a loop that polls other sockets meanwhile.
-    public func send(_ service: String, _ body: [Data]) throws {
+    /// `relayed`: the body is someone else's request (a device's, through the edge), sent exactly as
+    /// given: never signed, and its reply teaches the signer nothing.
+    public func send(_ service: String, _ body: [Data], relayed: Bool = false) throws {
         var body = body
         let command = body.first.map { String(decoding: $0, as: UTF8.self) }
-        if let signer, body.count == 2, !service.hasPrefix(MDP.mmiPrefix), let command {
+        if !relayed, let signer, body.count == 2, !service.hasPrefix(MDP.mmiPrefix), let command {
             body = signer.sign(command: command, payload: body[1])
         }
         try socket.send(ClientMessage(service: service, body: body).frames)
-        awaiting = (service, command, body.count >= 2 ? body[1] : nil)
+        awaiting = relayed ? (service, nil, nil) : (service, command, body.count >= 2 ? body[1] : nil)
     }
 
     /// The reply body to the request sent, or nil when it has not come yet.

@@ -76,6 +76,17 @@ public struct Proof: Equatable, Sendable {
 
     public var frame: Data { Self.frame(principal) { $0.append(contentsOf: signature.utf8) } }
 
+    /// The longest proof frame a relay passes on: `v1 `, a principal (an app_key or registration ID
+    /// with its prefix) and 64 hex digits fit well within it.
+    public static let maxFrameBytes = 256
+
+    /// Whether `text` can be a proof frame (`v1 `, printable ASCII, at most `maxFrameBytes`): what a
+    /// relay (the device edge, the channel) checks before passing a device's proof on unchanged;
+    /// the gateway checks the rest.
+    public static func looksLikeFrame(_ text: String) -> Bool {
+        text.utf8.count <= maxFrameBytes && text.hasPrefix("v1 ") && text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+
     /// The frame of `Proof(principal:key:command:payload:)`, with the signature's digits written
     /// straight into it: no signature text made on the way (a publisher seals every event).
     public static func frame(principal: Principal, key: String, command: String, payload: Data) -> Data {

@@ -61,6 +61,12 @@ public enum SigningPolicy {
         }
     }
 
+    /// Whether a device sends `command`: it may sign it (a first `device.register` goes unsigned).
+    /// What the device edge and the channel relay; internal, app-wide and admin commands are not.
+    public static func isDeviceCommand(_ command: Command) -> Bool {
+        !command.isInternal && rule(for: command).signers.contains(.device)
+    }
+
     /// Whom a client signs `command` as, the first it holds a key for: an internal command or
     /// `app.create` as the rule's signers; any other command as the device its payload names in
     /// `registration_id` (a string, and not the filter of an app-wide query), or the app when the command

@@ -1,5 +1,5 @@
 import Testing
-@testable import GatewayKit
+import Runtime
 
 @Suite("peer key")
 struct PeerKeyTests {

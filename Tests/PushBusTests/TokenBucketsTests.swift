@@ -1,5 +1,6 @@
 import Testing
 @testable import GatewayKit
+import Runtime
 
 @Suite("token buckets")
 struct TokenBucketsTests {

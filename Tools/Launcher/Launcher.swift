@@ -37,11 +37,14 @@ final class Launcher: @unchecked Sendable {
         let names = ["gateway"] + workers.map(\.name) + apiNames
         output = PrefixedOutput(names: names)
         let level = ["--log-level", "\(options.logLevel)", "--parent-pid", String(getpid())]
+        // The api processes are device edges: they carry every phone's unsigned registration from
+        // the address they dial the gateway from, and limit each phone's address themselves.
+        let edges = apiNames.isEmpty ? [] : ["--edge-peers", options.host == "0.0.0.0" ? "127.0.0.1" : options.host]
         var children = [Child(name: "gateway", executable: "\(binDirectory)/gateway",
                               arguments: ["--endpoint", options.endpoint, "--events-in", options.eventsIn,
                                           "--events-out", options.eventsOut, "--shards", options.shards.text,
                                           "--data-dir", options.dataDirectory, "--metrics", "\(options.host):\(options.basePort + 1)"]
-                                  + gatewayCurve + level,
+                                  + edges + gatewayCurve + level,
                               output: output)]
         for worker in workers {
             children.append(Child(name: worker.name, executable: "\(binDirectory)/\(worker.service.name)",

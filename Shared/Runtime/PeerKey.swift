@@ -1,15 +1,15 @@
 import Foundation
 
-/// Who a peer is for a per-address limit, from libzmq's `Peer-Address` text: an IPv4 address, or an
+/// Who a peer is for a per-address limit, from libzmq's `Peer-Address` text or an HTTP client's address: an IPv4 address, or an
 /// IPv6 address's /64 (one host is usually given a whole /64, so its addresses count as one). Peers
 /// without an IP (ipc, inproc) or with an address that does not parse share one key. Inline values,
 /// no allocation.
-enum PeerKey: Hashable {
+public enum PeerKey: Hashable, Sendable {
     case v4(UInt32)
     case v6(UInt64)
     case other
 
-    init(address: String?) {
+    public init(address: String?) {
         guard let address else {
             self = .other
             return
