@@ -7,7 +7,8 @@
 # the benchmarks nghttpd, h2load, gcc and valgrind. Does nothing when all is there.
 set -euo pipefail
 
-packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev libmicrohttpd-dev libnghttp2-dev libgoogle-perftools-dev)
+# openssl: the command makes the test CA of the TLS tests (the device edge over HTTPS and wss).
+packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev openssl libmicrohttpd-dev libnghttp2-dev libgoogle-perftools-dev)
 # The benchmarks' APNs stand-in (nghttpd) and its ceiling (h2load), a C compiler for the
 # allocation counter that bench-allocations preloads (Tools/MallocCount), and valgrind, whose
 # callgrind counts bench-instructions' instructions.
