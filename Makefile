@@ -33,6 +33,7 @@ bench: release
 	@./Tools/install-deps.sh --bench
 	./Tools/bench-push.sh
 	./Tools/bench-api.sh
+	./Tools/bench-edge.sh
 	./Tools/bench-channel.sh
 	./Tools/bench-stack.sh
 	./Tools/bench-allocations.sh

@@ -37,6 +37,7 @@ final class Launcher: @unchecked Sendable {
         let names = ["gateway"] + workers.map(\.name) + apiNames
         output = PrefixedOutput(names: names)
         let level = ["--log-level", "\(options.logLevel)", "--parent-pid", String(getpid())]
+        let tls = options.tlsCertificate.map { ["--tls-cert", $0, "--tls-key", options.tlsKey ?? ""] } ?? []
         // The api processes are device edges: they carry every phone's unsigned registration from
         // the address they dial the gateway from, and limit each phone's address themselves.
         let edges = apiNames.isEmpty ? [] : ["--edge-peers", options.host == "0.0.0.0" ? "127.0.0.1" : options.host]
@@ -50,13 +51,13 @@ final class Launcher: @unchecked Sendable {
             children.append(Child(name: worker.name, executable: "\(binDirectory)/\(worker.service.name)",
                                   arguments: ["--endpoint", options.endpoint, "--events-in", options.eventsIn,
                                               "--events-out", options.eventsOut, "--data-dir", options.dataDirectory]
-                                      + worker.placement + (worker.service == .channel ? ["--listen", options.channelAddress] : [])
+                                      + worker.placement + (worker.service == .channel ? ["--listen", options.channelAddress] + tls : [])
                                       + serviceCurve + level,
                                   output: output))
         }
         for name in apiNames {
             children.append(Child(name: name, executable: "\(binDirectory)/api",
-                                  arguments: ["--endpoint", options.endpoint, "--data-dir", options.dataDirectory, "--listen", options.apiAddress]
+                                  arguments: ["--endpoint", options.endpoint, "--data-dir", options.dataDirectory, "--listen", options.apiAddress] + tls
                                       + serviceCurve + level,
                                   output: output))
         }
@@ -113,8 +114,8 @@ final class Launcher: @unchecked Sendable {
             if waiting.isEmpty {
                 output.say("pushbus: ready: requests \(options.endpoint), events out \(options.eventsOut), "
                            + "services \(options.services.map(\.name).joined(separator: ","))"
-                           + (apiAddress.map { ", REST API http://\($0)" } ?? "")
-                           + (options.services.contains(.channel) ? ", device channel ws://\(options.channelAddress)/v1/channel" : "")
+                           + (apiAddress.map { ", REST API and device edge \(options.tlsCertificate == nil ? "http" : "https")://\($0)" } ?? "")
+                           + (options.services.contains(.channel) ? ", device channel \(options.tlsCertificate == nil ? "ws" : "wss")://\(options.channelAddress)/v1/channel" : "")
                            + ", data \(options.dataDirectory)"
                            + (serverKey.map { ", CURVE server key \($0)" } ?? "")
                            + "; secrets in \(options.dataDirectory)/admin.secret and server.key")

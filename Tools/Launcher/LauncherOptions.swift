@@ -23,6 +23,9 @@ struct LauncherOptions: Options {
     var apiProcesses = 1
     /// Require CURVE on the request endpoint, with the key pair kept in the data directory.
     var curve = false
+    /// HTTPS and wss for the device edge (api) and the device channel: PEM files, both or neither.
+    var tlsCertificate: String?
+    var tlsKey: String?
     /// Print the processes instead of starting them (what `Tools/validate-deploy.sh` checks deploy/ against).
     var dryRun = false
 
@@ -40,10 +43,16 @@ struct LauncherOptions: Options {
         .int("ready-timeout-ms", \.readyTimeoutMilliseconds, in: 100...3_600_000, help: "How long to wait for every service to answer MMI."),
         .logLevel(\.logLevel, help: "Passed to every child: trace, debug, info, notice, warning or error."),
         .int("api", \.apiProcesses, in: 0...64, help: "REST API processes (EngageLab v4, JPush v3), all on port N+4; 0 for none."),
+        .optional("tls-cert", \.tlsCertificate, help: "PEM certificate chain: api serves HTTPS and channel wss:// with it (passed to both); needs --tls-key."),
+        .optional("tls-key", \.tlsKey, help: "PEM private key of --tls-cert."),
         .switch("dry-run", \.dryRun, help: "Print the processes it would start, one a line (name, executable, arguments), and exit."),
     ]
 
     init() {}
+
+    func validate() throws(UsageError) {
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw UsageError("--tls-cert and --tls-key go together") }
+    }
 
     init(_ flags: Flags, binDirectory: String) throws(UsageError) {
         try self.init(flags)

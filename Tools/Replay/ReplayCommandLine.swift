@@ -47,6 +47,8 @@ struct ReplayCommandLine: Options {
         .optional("curve-server-key", \.run.serverKey, help: "run: the gateway's CURVE public key, when it requires encryption."),
         .string("data-dir", \.dataDirectory, help: "run: the deployment's data directory, whose admin.secret and server.key sign the requests."),
         .optional("ids", \.run.idsFile, help: "run: a file of the IDs this stack gave for recorded ones, read first when it exists and written after; replays a recording in parts (registrations, then the load) against the same devices."),
+        .optional("edge", \.run.edge,
+                  help: "run: the device edge's host:port (api): every call goes as POST /v1/device/<command> over --connections HTTP/1.1 keep-alive connections, one request at a time each, instead of MDP."),
         .switch("verify", \.run.verify, help: "run: compare every reply with the recorded one."),
         .switch("json", \.json, help: "run: print the summary as JSON."),
         .switch("quiet", \.quiet, help: "run: no progress line."),

@@ -23,6 +23,9 @@ public struct ReplayOptions: Sendable {
     /// A file of the IDs this stack gave for recorded ones (`ReplayIDs`): read before the run when
     /// it exists, written after it, so a recording replayed in parts maps them across runs.
     public var idsFile: String?
+    /// The device edge's `host:port`: calls go as `POST /v1/device/<command>` over `connections`
+    /// HTTP/1.1 keep-alive connections instead of MDP.
+    public var edge: String?
 
     public init(endpoint: String, window: Int = 256, connections: Int = 4, speed: Double? = 1, verify: Bool = false,
                 timeoutMilliseconds: Int = 30_000, progress: Bool = true, serverKey: String? = nil, secrets: Secrets? = nil,

@@ -6,7 +6,7 @@ import Runtime
 import Schema
 import ZeroMQ
 
-/// Replays recorded calls against a gateway: at the recorded pace, faster, or as fast as a window
+/// Replays recorded calls against a gateway (or the device edge: `ReplayTransport`): at the recorded pace, faster, or as fast as a window
 /// of in-flight requests allows over several connections. IDs the server gives out (registration
 /// IDs, EUIDs, app keys) are mapped to this run's as their calls answer; a call that uses one waits
 /// for it. `run()` blocks; it owns its sockets. A gateway that answers nothing for a whole timeout
@@ -53,15 +53,10 @@ public final class Replayer {
 
     public func run() throws -> ReplaySummary {
         let context = try Context()
-        let sockets = try (0..<options.connections).map { _ -> Socket in
-            let socket = try Socket(context, .dealer)
-            try socket.setHighWaterMarks(send: 0, receive: 0)
-            if let key = options.serverKey { try socket.makeCurveClient(serverKey: key) }
-            try socket.connect(options.endpoint)
-            return socket
-        }
-        defer { sockets.forEach { $0.close() } }
-        var poller = Poller(sockets)
+        let transport: ReplayTransport = try options.edge.map { try EdgeTransport(address: $0, connections: options.connections) }
+            ?? MajordomoTransport(endpoint: options.endpoint, serverKey: options.serverKey, connections: options.connections, context: context)
+        defer { transport.close() }
+        var poller = Poller(transport.sockets, fds: transport.fds)
         let total = calls.count
         var next = 0
         var inFlight = 0
@@ -87,7 +82,7 @@ public final class Replayer {
                     }
                 }
                 let body = call.body(signedBy: signer, mapping: mapping)
-                try sockets[call.connection].send(Message([Data(), MDP.client, call.service] + body))
+                try transport.send(index: next, service: call.service, body: body, connection: call.connection)
                 sentAt[next] = Clock.microseconds()
                 next += 1
                 inFlight += 1
@@ -97,17 +92,14 @@ public final class Replayer {
             // the stack it measures on a shared machine. Replies still wake the poll at once.
             let timeout = waitUntil.map { max(0, Int(($0 - Clock.microseconds() + 999) / 1000)) } ?? 100
             let ready = try poller.poll(timeout: inFlight == 0 && waitUntil == nil ? 0 : timeout)
-            for socket in ready {
-                while let message = try socket.receive(wait: false) {
-                    guard message.count >= 4, let index = ReplySniffer.seq(message[3]), index >= 0, index < total,
-                          sentAt[index] != 0, !completed[index] else { continue }
-                    let latency = UInt32(clamping: Clock.microseconds() - sentAt[index])
-                    lastReply = Clock.microseconds()
-                    finish(index, reply: message[3], latency: latency)
-                    interval.append(latency)
-                    inFlight -= 1
-                    done += 1
-                }
+            try transport.replies(ready) { index, reply in
+                guard index >= 0, index < total, sentAt[index] != 0, !completed[index] else { return }
+                let latency = UInt32(clamping: Clock.microseconds() - sentAt[index])
+                lastReply = Clock.microseconds()
+                finish(index, reply: reply, latency: latency)
+                interval.append(latency)
+                inFlight -= 1
+                done += 1
             }
             // Requests past the timeout free their place in the window and count as timed out.
             let expired = Clock.microseconds() - Int64(options.timeoutMilliseconds) * 1000
