@@ -14,6 +14,7 @@ public struct ApiOptions: Options {
     public var perAddress = 64
     public var idleTimeoutSeconds = 15
     public var requestDeadlineSeconds = 20
+    public var responseDeadlineSeconds = 30
     public var maxBodyBytes = 1 << 20
     /// Threads that run requests' bus calls, and how many whole requests may wait for one.
     public var handlerThreads = 32
@@ -49,6 +50,8 @@ public struct ApiOptions: Options {
         .int("idle-timeout-s", \.idleTimeoutSeconds, in: 1...3600, help: "Seconds a connection may stay silent before it is closed."),
         .int("request-deadline-s", \.requestDeadlineSeconds, in: 1...3600,
              help: "Seconds a request's head and body may take to arrive, however slowly they trickle in; past it the connection is cut."),
+        .int("response-deadline-s", \.responseDeadlineSeconds, in: 1...3600,
+             help: "Seconds an answer may take to be read, from when it is ready, however slowly the client reads; past it the connection is cut."),
         .int("max-body-bytes", \.maxBodyBytes, in: 1024...(64 << 20), help: "Largest request body taken; a larger one is answered 413."),
         .int("handler-threads", \.handlerThreads, in: 1...1024, help: "Threads that answer whole requests (each waits on its bus calls)."),
         .int("queue-limit", \.queueLimit, in: 1...1_000_000, help: "Whole requests that may wait for a handler thread; past it, 503."),
@@ -78,7 +81,8 @@ public struct ApiOptions: Options {
     /// What the HTTP server lets each client do.
     public var limits: HTTPLimits {
         HTTPLimits(maxConnections: maxConnections, perAddress: perAddress, idleTimeoutSeconds: idleTimeoutSeconds,
-                   requestDeadlineSeconds: Double(requestDeadlineSeconds), maxBodyBytes: maxBodyBytes)
+                   requestDeadlineSeconds: Double(requestDeadlineSeconds), responseDeadlineSeconds: Double(responseDeadlineSeconds),
+                   maxBodyBytes: maxBodyBytes)
     }
 
     /// `listen` split into an IPv4 host and a port.

@@ -119,9 +119,12 @@ public final class DeviceEdge: Sendable {
     /// The client's address: the connection's peer, or, when that peer is a trusted proxy, the
     /// nearest address of `X-Forwarded-For` that is not one (the entries a client writes itself
     /// come first, so only those the trusted proxies appended are believed).
+    /// Every `X-Forwarded-For` line counts, in order: a proxy may append a line of its own rather than
+    /// extend the client's, and the client's own line must not then be the one believed.
     static func clientAddress(_ request: HTTPRequest, trusting proxies: AddressRanges) -> String {
-        guard proxies.contains(request.peer), let forwarded = request.header("X-Forwarded-For") else { return request.peer }
-        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard proxies.contains(request.peer) else { return request.peer }
+        let lines = request.headers.filter { $0.name.caseInsensitiveCompare("X-Forwarded-For") == .orderedSame }.map(\.value)
+        let hops = lines.joined(separator: ",").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         for hop in hops.reversed() where !proxies.contains(hop) { return hop }
         return hops.first ?? request.peer
     }

@@ -42,8 +42,10 @@ struct LiveConnectionState {
         reports = FrameBudget(burst: 2 * Self.reportsPerSecond, now: openedAt)
     }
 
-    /// Device commands a connection may relay a second (`{"type":"request"}`), and twice that at once.
-    static let requestsPerSecond = 20.0
+    /// Device commands a connection may relay a second (`{"type":"request"}`), and twice that at once:
+    /// below the frame limit (`--frames-per-second`, 20 and bursts of 40 by default, which counts the
+    /// hello), so a device that sends too many is answered 6011 before its connection is closed.
+    static let requestsPerSecond = 10.0
     private var requests: FrameBudget?
 
     /// Takes one request's token at `now`; false when the connection sends requests too fast.

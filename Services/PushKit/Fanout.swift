@@ -90,11 +90,14 @@ public final class Fanout: SideLoop {
     private func dispatch(now: Double) throws -> Bool {
         let free = pool.freeSlots
         guard free > 0 else { return false }
-        // One app holds at most all slots but two: another app's push always finds one free.
-        let share = max(1, settings.senderSlots - 2)
+        // The slots but two are shared by the apps with requests out, this one counted: alone, an
+        // app may hold them all; with others, its part. So an app that starts a push finds a slot
+        // free, or the next one freed, however many apps are busy (one app's broadcast, or ten).
         let (leased, last) = try store.write { db in
             try fanout.lease(db, now: now, limit: free * settings.batchSize, quantum: settings.batchSize, after: lastApp) { app in
-                max(0, share - holding[app, default: 0]) * settings.batchSize
+                let sending = holding.count + (holding[app] == nil ? 1 : 0)
+                let share = max(1, (settings.senderSlots - 2) / sending)
+                return max(0, share - holding[app, default: 0]) * settings.batchSize
             }
         }
         lastApp = last

@@ -1,5 +1,6 @@
 import Caches
 import Foundation
+import Runtime
 import ZeroMQ
 
 /// Requests to the bus, many at once: `slots` clients of the gateway, each carrying one request at
@@ -31,6 +32,9 @@ public final class BusPool {
         public let lane: Int
         public let relayed: Bool
         public let completion: (Data?) -> Void
+        /// When its completion hears nil if no reply came: `timeoutMilliseconds` after it was
+        /// submitted, waiting for a slot included. Set by `submit`.
+        var deadline: Int64 = 0
 
         public init(service: String, body: [Data], lane: Int = 0, relayed: Bool = false, completion: @escaping (Data?) -> Void) {
             self.service = service
@@ -72,15 +76,20 @@ public final class BusPool {
     /// Requests out or waiting.
     public var pending: Int { inFlight.count { $0 != nil } + waiting.reduce(0) { $0 + $1.count } }
 
-    /// The earliest deadline of a request out (monotonic milliseconds), nil when none is.
-    public var nextDeadline: Int64? { inFlight.compactMap { $0?.deadline }.min() }
+    /// The earliest deadline of a request out or waiting (monotonic milliseconds), nil when none is.
+    public var nextDeadline: Int64? {
+        (inFlight.compactMap { $0?.deadline } + waiting.compactMap { $0.first?.deadline }).min()
+    }
 
     /// Queues `job` (sent on the next `service`); false, and its completion never called, when its
-    /// lane's waiting limit is reached.
+    /// lane's waiting limit is reached. Its deadline runs from now, so a request that waits for a
+    /// slot while the gateway is slow hears nil in time, not a timeout later for each wave of slots.
     @discardableResult
     public func submit(_ job: Job) -> Bool {
         let lane = min(max(0, job.lane), lanes.count - 1)
         guard waiting[lane].count < lanes[lane].limit else { return false }
+        var job = job
+        job.deadline = Clock.milliseconds() + Int64(timeoutMilliseconds)
         waiting[lane].append(job)
         return true
     }
@@ -101,6 +110,13 @@ public final class BusPool {
             } else if now > deadline {
                 try? clients[slot].abandon()
                 finish(slot, job, nil)
+            }
+        }
+        // Requests that waited for a slot past their deadline: each lane is in order of submission.
+        for lane in waiting.indices {
+            while let first = waiting[lane].first, first.deadline < now {
+                _ = waiting[lane].popFirst()
+                first.completion(nil)
             }
         }
         dispatch(now: now)
@@ -130,7 +146,7 @@ public final class BusPool {
                   let job = waiting[lane].popFirst() else { return }
             do {
                 try clients[slot].send(job.service, job.body, relayed: job.relayed)
-                inFlight[slot] = (job, now + Int64(timeoutMilliseconds))
+                inFlight[slot] = (job, job.deadline)
                 holding[lane] += 1
             } catch {
                 job.completion(nil)

@@ -14,6 +14,10 @@ public struct HTTPLimits: Sendable, Equatable {
     /// the end of its previous answer, however the client trickles its bytes (the idle timeout
     /// restarts on every byte; this does not). Past it the connection is cut.
     public var requestDeadlineSeconds: Double
+    /// Seconds an answer may take to be read by the client, from the moment it is queued: a client
+    /// that reads a large answer a few bytes at a time is cut past it (the idle timeout restarts on
+    /// every byte written; this does not).
+    public var responseDeadlineSeconds: Double
     /// Bytes each connection gets for its request line, headers and the answer's headers; a longer
     /// request head is refused (431).
     public var headerBytes: Int
@@ -21,11 +25,12 @@ public struct HTTPLimits: Sendable, Equatable {
     public var maxBodyBytes: Int
 
     public init(maxConnections: Int = 1024, perAddress: Int = 64, idleTimeoutSeconds: Int = 15, requestDeadlineSeconds: Double = 20,
-                headerBytes: Int = 16 << 10, maxBodyBytes: Int = 1 << 20) {
+                responseDeadlineSeconds: Double = 30, headerBytes: Int = 16 << 10, maxBodyBytes: Int = 1 << 20) {
         self.maxConnections = maxConnections
         self.perAddress = perAddress
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.requestDeadlineSeconds = requestDeadlineSeconds
+        self.responseDeadlineSeconds = responseDeadlineSeconds
         self.headerBytes = headerBytes
         self.maxBodyBytes = maxBodyBytes
     }

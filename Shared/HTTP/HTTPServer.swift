@@ -147,7 +147,7 @@ final class ServerLoop {
             if fds[1].revents != 0, bell.answer() { break }
             MHD_run(daemon)
             if now >= nextSweep {
-                clock.cutOverdue(now: now, deadline: limits.requestDeadlineSeconds)
+                clock.cutOverdue(now: now, deadline: limits.requestDeadlineSeconds, responseDeadline: limits.responseDeadlineSeconds)
                 counters.cutByDeadline.store(clock.cut, ordering: .relaxed)
                 counters.open.store(clock.count, ordering: .relaxed)
                 nextSweep = now + Self.sweepSeconds
@@ -218,7 +218,9 @@ final class ServerLoop {
             answer = taken
         }
         switch answer {
-        case .response(let response): return Self.queue(response, on: connection)
+        case .response(let response):
+            clock.set(key, .sending, now: now)
+            return Self.queue(response, on: connection)
         case .upgrade(let headers, let adopt):
             exchange.adopt = adopt
             guard let response = MHD_create_response_for_upgrade(upgraded, Unmanaged.passUnretained(self).toOpaque()) else { return mhdNo }

@@ -326,6 +326,15 @@ final class Connection {
             if now - openedAt >= options.connectTimeout { fail("no connection to \(origin.target.authority) within \(options.connectTimeout) s") }
         case .open:
             guard let session else { return }
+            // A timer about to fire reads the socket first: a process that was stopped (SIGSTOP) or
+            // starved of the CPU wakes with its clock far ahead, and the PING ACK and the answers it
+            // waits for may be sitting in the socket, unread. Judged on the clock alone, a live
+            // connection would be taken for dead and its answered streams sent again.
+            let pingOverdue = pingSentAt.map { now - $0 >= options.pingTimeout } ?? false
+            if pingOverdue || streams.contains(where: { $0.value.streamDeadline <= now }) {
+                receive()
+                guard state == .open, failure == nil else { return }
+            }
             if let sent = pingSentAt {
                 if now - sent >= options.pingTimeout { return fail("no PING ACK within \(options.pingTimeout) s") }
             } else {

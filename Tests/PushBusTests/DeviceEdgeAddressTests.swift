@@ -34,6 +34,10 @@ struct DeviceEdgeAddressTests {
         #expect(DeviceEdge.clientAddress(Self.request(peer: "10.0.0.2", forwardedFor: "1.2.3.4, 198.51.100.1, 10.0.0.9"), trusting: proxies) == "198.51.100.1")
         // A trusted proxy that forwarded nothing: the proxy itself.
         #expect(DeviceEdge.clientAddress(Self.request(peer: "10.0.0.2", forwardedFor: nil), trusting: proxies) == "10.0.0.2")
+        // A proxy that appends a line of its own: the client's line comes first, and is not believed.
+        var twoLines = Self.request(peer: "10.0.0.2", forwardedFor: "10.4.7.1")
+        twoLines.headers.append(("x-forwarded-for", "198.51.100.8"))
+        #expect(DeviceEdge.clientAddress(twoLines, trusting: proxies) == "198.51.100.8")
         // Nobody trusted: never believed.
         #expect(DeviceEdge.clientAddress(Self.request(peer: "10.0.0.2", forwardedFor: "198.51.100.1"), trusting: AddressRanges()) == "10.0.0.2")
     }
