@@ -1,8 +1,9 @@
 import CTLS
 import Foundation
 import Glibc
+import Threads
 
-/// The client's loop thread: one epoll set over every connection's socket and the mailbox's
+/// The client's loop thread: one epoll set over every connection's socket and the inbox's
 /// eventfd, level-triggered. Each pass: wait → handle ready sockets and mail → run due timers →
 /// hand free streams to waiting requests → close connections that failed or finished. It owns
 /// every origin, connection, session and exchange; `run()` blocks until `.stop` arrives.
@@ -19,7 +20,7 @@ final class EventLoop {
     let readSize = 65_536
     let readBuffer: UnsafeMutablePointer<UInt8>
     private let epoll: Int32
-    let mailbox: Mailbox
+    let inbox: Inbox<LoopCommand>
     private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batch)
     private var origins: [String: Origin] = [:]
     /// The origin of the last request taken in: most requests go where the one before went.
@@ -29,10 +30,10 @@ final class EventLoop {
     private var nextSweep = 0.0
     private(set) var now = MonotonicClock.now()
 
-    init(mailbox: Mailbox, options: HTTP2Options, counters: CounterBox) throws(HTTP2Error) {
+    init(inbox: Inbox<LoopCommand>, options: HTTP2Options, counters: CounterBox) throws(HTTP2Error) {
         // A peer that hangs up mid-write must cost a failed write, not the process (SSL_write has no MSG_NOSIGNAL).
         signal(SIGPIPE, SIG_IGN)
-        self.mailbox = mailbox
+        self.inbox = inbox
         self.options = options
         self.counters = counters
         tick = max(0.005, min(0.1, min(options.pingTimeout, options.streamTimeout, options.sendTimeout, options.connectTimeout) / 4))
@@ -46,8 +47,8 @@ final class EventLoop {
             events.deallocate()
             throw .setup("epoll_create1: \(String(cString: strerror(errno)))")
         }
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: mailbox.wakeFD))
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, mailbox.wakeFD, &event) == 0 else {
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: inbox.fd))
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, inbox.fd, &event) == 0 else {
             let reason = String(cString: strerror(errno))
             Glibc.close(epoll)
             readBuffer.deallocate()
@@ -71,7 +72,7 @@ final class EventLoop {
             now = MonotonicClock.now()
             for index in 0..<max(0, Int(ready)) {
                 let fd = events[index].data.fd
-                if fd == mailbox.wakeFD {
+                if fd == inbox.fd {
                     takeMail()
                 } else if let connection = connections[fd] {
                     connection.handle(events[index].events)
@@ -119,7 +120,7 @@ final class EventLoop {
     // MARK: Mail
 
     private func takeMail() {
-        for command in mailbox.take() {
+        for command in inbox.take() {
             switch command {
             case .send(let submission): take(submission)
             case .resolved(let key, let answer): origins[key]?.resolved(answer)
@@ -159,7 +160,7 @@ final class EventLoop {
     /// Ends everything: calls posted but not taken, then the connections (written streams `.lost`,
     /// the rest back in their queues), then the queues (`.notSent`).
     private func shutDown() {
-        for command in mailbox.shut() {
+        for command in inbox.close() {
             if case .send(let submission) = command {
                 submission.completion(submission.requests.map { _ in .failed(.notSent("the client stopped")) })
             }

@@ -6,14 +6,14 @@ import Threads
 /// An HTTP/2 client on libnghttp2 and OpenSSL: requests to any number of origins, each origin a
 /// small pool of connections carrying many streams at once. One loop thread ("http2-loop") owns
 /// every socket, TLS and nghttp2 session and runs every completion; callers reach it only through
-/// a mailbox (a locked list and an eventfd), so the client itself is shared freely.
+/// a inbox (a locked list and an eventfd), so the client itself is shared freely.
 ///
 /// A request ends with an HTTP answer, or with an `HTTP2Failure` saying whether the server may
 /// have acted on it (`.lost`) or certainly not (`.notSent`); what is certainly not sent (REFUSED_STREAM,
 /// above a GOAWAY's last-stream-id, unwritten on a connection that died) goes again by itself
 /// until `sendTimeout`.
 public final class HTTP2Client: Sendable {
-    private let mailbox: Mailbox
+    private let inbox: Inbox<LoopCommand>
     private let counterBox: CounterBox
     private let thread = LoopThread()
 
@@ -25,16 +25,16 @@ public final class HTTP2Client: Sendable {
         bounded.maxStreams = max(1, options.maxStreams)
         bounded.receiveWindow = min(max(65_535, options.receiveWindow), Int(Int32.max))
         let options = bounded
-        let mailbox = try Mailbox()
+        let inbox = Inbox<LoopCommand>()
         let counters = CounterBox()
-        self.mailbox = mailbox
+        self.inbox = inbox
         counterBox = counters
         let thread = self.thread
         NamedThread.start("http2-loop") {
             thread.started()
             let loop: EventLoop
             do throws(HTTP2Error) {
-                loop = try EventLoop(mailbox: mailbox, options: options, counters: counters)
+                loop = try EventLoop(inbox: inbox, options: options, counters: counters)
             } catch {
                 thread.ready(error)
                 thread.ended()
@@ -45,7 +45,7 @@ public final class HTTP2Client: Sendable {
             thread.ended()
         }
         if let error = thread.waitUntilReady() {
-            _ = mailbox.shut()
+            _ = inbox.close()
             throw error
         }
     }
@@ -57,7 +57,7 @@ public final class HTTP2Client: Sendable {
     /// same order; it is called exactly once, and must not block for long (it holds up the loop).
     /// After `stop()`, it runs at once on the caller's thread with every request `.notSent`.
     public func send(_ requests: [HTTP2Request], lane: String, completion: @escaping @Sendable ([HTTP2Response]) -> Void) {
-        guard mailbox.post(.send(Submission(requests: requests, lane: lane, completion: completion))) else {
+        guard inbox.post(.send(Submission(requests: requests, lane: lane, completion: completion))) else {
             return completion(requests.map { _ in .failed(.notSent("the client stopped")) })
         }
     }
@@ -81,7 +81,7 @@ public final class HTTP2Client: Sendable {
     /// connections close, and the thread is joined. Safe to call twice, and from a completion (then
     /// it returns at once and the loop ends after the completion returns).
     public func stop() {
-        mailbox.post(.stop)
+        inbox.post(.stop)
         guard !onLoopThread else { return }
         thread.join()
     }

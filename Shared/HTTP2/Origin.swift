@@ -86,7 +86,7 @@ final class Origin {
         guard !addresses.isEmpty, loop.now - resolvedAt < Self.addressLifetime else {
             if Resolver.isAddress(target.host) { return resolved(Resolver.lookUp(target.host, port: target.port)) }
             resolving = true
-            return Resolver.start(target.host, port: target.port, key: target.key, mailbox: loop.mailbox)
+            return Resolver.start(target.host, port: target.port, key: target.key, inbox: loop.inbox)
         }
         attempts += 1
         // Each attempt takes the next address, so one dead address does not stop the others being tried.

@@ -3,7 +3,7 @@ import Glibc
 import Threads
 
 /// Name lookups that never block the loop: getaddrinfo runs on a short-lived thread of its own,
-/// and its answer comes back through the mailbox as `.resolved`. An IP address is looked up in
+/// and its answer comes back through the inbox as `.resolved`. An IP address is looked up in
 /// place (getaddrinfo does not block on one).
 enum Resolver {
     typealias Answer = Result<[SocketAddress], HTTP2Failure>
@@ -13,9 +13,9 @@ enum Resolver {
     }
 
     /// Looks `host` up on a thread of its own and posts the answer for origin `key`.
-    static func start(_ host: String, port: Int, key: String, mailbox: Mailbox) {
+    static func start(_ host: String, port: Int, key: String, inbox: Inbox<LoopCommand>) {
         NamedThread.start("http2-resolve") {
-            mailbox.post(.resolved(key: key, answer: lookUp(host, port: port)))
+            inbox.post(.resolved(key: key, answer: lookUp(host, port: port)))
         }
     }
 

@@ -51,23 +51,8 @@ struct PushOnceAndFairTests {
     /// knows each by its apns-id and answers the second request from what it has, not by sending twice.
     @Test("a sender the gateway takes for lost while its notifications are in flight sends none of them twice")
     func aSenderTakenForLostSendsNothingTwice() throws {
-        let count = 1000
-        let push = try PushStack(gatewayFlags: ["--register-rate", "0"])
-        _ = try push.devices(count, token: Self.token)
-        try push.waitUntilKnown(count: count)
-        try push.apns.delay(1)
-        let msgID = try #require(try push.push(to: .string("all"))["msg_id"]?.string)
-        #expect(try eventually(30, every: 20_000) { try push.apns.count().requests >= 100 })
-        let apns = try #require(push.stack.services["apns"]?.process.processIdentifier)
-        kill(apns, SIGSTOP)
-        usleep(1_500_000)  // past the gateway's liveness (3 × 200 ms): its requests are answered 6002
-        kill(apns, SIGCONT)
-        try push.apns.delay(0)
-        let status = try push.waitUntilDone(msgID, within: 120)
-        #expect(status["sent"]?.number == Double(count), "\(status)")
-        let requests = try push.received(msgID)
-        let tokens = Set(requests.compactMap { $0["token"]?.string })
-        #expect(tokens.count == count && requests.count == count, "\(requests.count - tokens.count) sent twice")
+        // Stopped past the gateway's liveness (3 × 200 ms): its requests are answered 6002.
+        let push = try Self.stopSenderMidPush(count: 1000, stopMicroseconds: 1_500_000, apnsFlags: [])
         #expect(push.stack.gateway?.output.contains("reason=\"heartbeat expired\"") == true, "the gateway never took the sender for lost")
     }
 
@@ -78,8 +63,15 @@ struct PushOnceAndFairTests {
     /// 5-s stop passes it.
     @Test("a sender stopped past its stream timeout, its answers waiting unread in the socket, sends none of them twice")
     func aSenderStoppedPastItsTimersSendsNothingTwice() throws {
-        let count = 400
-        let push = try PushStack(apnsFlags: ["--apns-stream-timeout", "3"], gatewayFlags: ["--register-rate", "0"])
+        // Stopped past the stream timeout; the stand-in answers meanwhile, after its 1 s.
+        _ = try Self.stopSenderMidPush(count: 400, stopMicroseconds: 5_000_000, apnsFlags: ["--apns-stream-timeout", "3"])
+    }
+
+    /// Pushes to `count` devices through a stand-in that answers after 1 s, stops the apns sender
+    /// (SIGSTOP) for `stopMicroseconds` once the stand-in has 100 of them, and expects every device
+    /// sent once, counted from the stand-in's log.
+    static func stopSenderMidPush(count: Int, stopMicroseconds: UInt32, apnsFlags: [String]) throws -> PushStack {
+        let push = try PushStack(apnsFlags: apnsFlags, gatewayFlags: ["--register-rate", "0"])
         _ = try push.devices(count, token: Self.token)
         try push.waitUntilKnown(count: count)
         try push.apns.delay(1)
@@ -87,7 +79,7 @@ struct PushOnceAndFairTests {
         #expect(try eventually(30, every: 10_000) { try push.apns.count().requests >= 100 })
         let apns = try #require(push.stack.services["apns"]?.process.processIdentifier)
         kill(apns, SIGSTOP)
-        sleep(5)  // past the stream timeout; the stand-in answers meanwhile, after its 1 s
+        usleep(stopMicroseconds)
         kill(apns, SIGCONT)
         try push.apns.delay(0)
         let status = try push.waitUntilDone(msgID, within: 120)
@@ -95,6 +87,7 @@ struct PushOnceAndFairTests {
         let requests = try push.received(msgID)
         let tokens = Set(requests.compactMap { $0["token"]?.string })
         #expect(tokens.count == count && requests.count == count, "\(requests.count - tokens.count) sent twice")
+        return push
     }
 
     @Test("app B's one-device push reaches APNs within 250 ms (the median of six; none past 500 ms) while app F keeps 3,000-device pushes coming for 10 s")
