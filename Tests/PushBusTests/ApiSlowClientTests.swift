@@ -38,6 +38,8 @@ struct ApiSlowClientTests {
         #expect(latencies.count >= 20 && latencies[latencies.count * 99 / 100] < 1.0,
                 "\(latencies.count) requests, slowest \(latencies.last ?? -1) s")
         let threadsHeld = try Self.threads(of: api.process.process.processIdentifier)
+        print("api under 1,100 slow connections: \(latencies.count) requests answered, p50 \(latencies[latencies.count / 2]) s, "
+              + "p99 \(latencies[latencies.count * 99 / 100]) s; threads \(threadsBefore) -> \(threadsHeld)")
         #expect(threadsHeld <= threadsBefore + 2, "threads \(threadsBefore) → \(threadsHeld) while 1,100 connections are held")
         #expect(slow.openCount() == 1100)
 
