@@ -10,35 +10,9 @@ final class SlowClients {
     /// Opens `count` connections, `perAddress` from each of 127.0.0.`firstHost`, the next host, …,
     /// each sending a request line and one header. Waits up to `seconds` for them to connect.
     init(port: Int, count: Int, perAddress: Int, firstHost: Int = 2, within seconds: Double = 15) throws {
-        for index in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw StackError("socket() failed after \(sockets.count) connections: errno \(errno)") }
-            sockets.append(fd)
-            var source = sockaddr_in()
-            source.sin_family = sa_family_t(AF_INET)
-            source.sin_addr.s_addr = inet_addr("127.0.0.\(firstHost + index / perAddress)")
-            _ = withUnsafePointer(to: &source) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let status = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard status == 0 || errno == EINPROGRESS else { throw StackError("connect() failed: errno \(errno)") }
-        }
-        var waiting = Set(sockets)
-        let deadline = Date().addingTimeInterval(seconds)
-        while !waiting.isEmpty && Date() < deadline {
-            var polled = waiting.map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
-            guard poll(&polled, nfds_t(polled.count), 100) >= 0 else { continue }
-            for entry in polled where entry.revents != 0 {
-                waiting.remove(entry.fd)
-                _ = send(entry.fd, "POST /v4/push HTTP/1.1\r\nHost: 127.0.0.1\r\n", 41, Int32(MSG_NOSIGNAL))
-            }
+        let sources = (0..<count).map { index -> String? in "127.0.0.\(firstHost + index / perAddress)" }
+        sockets = try LoopbackSocket.openMany(port: port, sources: sources, within: seconds) { fd in
+            _ = send(fd, "POST /v4/push HTTP/1.1\r\nHost: 127.0.0.1\r\n", 41, Int32(MSG_NOSIGNAL))
         }
     }
 
