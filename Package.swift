@@ -37,6 +37,10 @@ let package = Package(
         .executable(name: "pushbus-replay", targets: ["pushbus-replay"]),
         .executable(name: "pushbus-fuzz", targets: ["pushbus-fuzz"]),
         .executable(name: "pushbus-backup", targets: ["pushbus-backup"]),
+        .executable(name: "pushbus-device", targets: ["pushbus-device"]),
+        // The device SDK an app links: Foundation and a crypto primitive only (CryptoKit on Apple
+        // platforms; on Linux OpenSSL's libcrypto, and libssl for its own TLS socket).
+        .library(name: "PushBusSDK", targets: ["PushBusSDK"]),
     ],
     targets: [
         // C libraries from Debian, through module maps.
@@ -147,6 +151,13 @@ let package = Package(
         .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
         .target(name: "ReplayKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
                 path: "Tools/ReplayKit", swiftSettings: hotPath),
+        .target(name: "PushBusSDK", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                                                   .target(name: "CTLS", condition: .when(platforms: [.linux]))],
+                // Swift 5 mode: the seeds' API is completion handlers called on the app's queue, as
+                // apps written against MTPushService expect, not Sendable closures.
+                path: "SDK/PushBusSDK", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // A simulated phone on the SDK, for operators and tests.
+        .executableTarget(name: "pushbus-device", dependencies: ["PushBusSDK"], path: "SDK/Device", swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
         .executableTarget(name: "pushbus-backup", dependencies: ["Credentials", "SQLite", "Runtime"], path: "Tools/Backup"),
         .target(name: "FuzzKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],
@@ -177,7 +188,7 @@ let package = Package(
         .testTarget(name: "PushBusTests",
                     dependencies: ["Caches", "ZeroMQ", "SQLite", "JSON", "Schema", "Majordomo", "Runtime", "Bus", "Events", "Worker", "Client", "Signing",
                                    "GatewayKit", "RegistrationKit", "TaggingKit", "ReplayKit", "AnalyticsKit",
-                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "ChannelKit", "WebSocket", "JWT", "HTTP2Client", "Credentials", "HTTP"],
+                                   "SchedulerKit", "BadgeKit", "FuzzKit", "WireTime", "PushKit", "ApnsKit", "ApiKit", "ChannelKit", "WebSocket", "JWT", "HTTP2Client", "Credentials", "HTTP", "PushBusSDK"],
                     path: "Tests/PushBusTests"),
     ]
 )

@@ -1,0 +1,30 @@
+import Foundation
+
+/// What the SDK keeps across launches: the install's stable id, the registration and its secret,
+/// and the APNs token last registered. One JSON file, mode 0600, in the state directory (the
+/// Keychain is the place on Apple platforms; the file keeps the SDK testable on Linux).
+struct DeviceState: Codable, Equatable {
+    var deviceID: String
+    var registrationID: String?
+    var deviceSecret: String?
+    var apnsToken: String?
+    /// Set when the server said the device was deleted: the SDK stops and sends nothing more.
+    var deleted = false
+
+    static func load(from url: URL) -> DeviceState? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return try? JSONDecoder().decode(DeviceState.self, from: data)
+    }
+
+    /// Writes the file whole (a temporary file renamed over it), readable by this user only.
+    func save(to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let temporary = url.appendingPathExtension("tmp")
+        let data = try JSONEncoder().encode(self)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw TransportError("cannot write \(temporary.path)")
+        }
+        guard rename(temporary.path, url.path) == 0 else { throw TransportError("cannot replace \(url.path)") }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One app's connection to PushBus: the registration, and every command the seeds' API sends, each
+/// signed by the device, in the order called, on a queue of its own that may wait on the network.
+/// A command the server does not answer (no connection, 503, code 6002) is tried again with backoff
+/// and jitter, signed anew each time, and the ones after it wait, so they stay in order; every
+/// completion is called exactly once, on the main queue unless `callbackQueue` says otherwise.
+public final class PushBusClient: @unchecked Sendable {
+    public let configuration: PushBusConfiguration
+    /// Where completions run.
+    public var callbackQueue = DispatchQueue.main
+    /// Called once when the server says this device was deleted: the SDK has stopped and forgotten it.
+    public var onDeviceDeleted: (() -> Void)?
+    /// Requests sent to the edge so far (each try counts): what validation in the SDK spares.
+    public private(set) var requestsSent = 0
+
+    private let transport: DeviceTransport
+    private let queue = DispatchQueue(label: "pushbus.sdk.commands")
+    private let stateURL: URL
+    private var state: DeviceState
+    private var registrationWaiters: [(Int, String?) -> Void] = []
+    /// How long a failed try waits before the next: from `retryMin`, doubling up to `retryMax`.
+    var retryMin = 0.5
+    var retryMax = 30.0
+
+    /// `transport` defaults to `SocketTransport` on Linux and `URLSessionTransport` elsewhere.
+    public init(configuration: PushBusConfiguration, transport: DeviceTransport? = nil) throws {
+        self.configuration = configuration
+        #if os(Linux)
+        self.transport = try transport ?? SocketTransport(server: configuration.server, caFile: configuration.caFile)
+        #else
+        self.transport = transport ?? URLSessionTransport(server: configuration.server)
+        #endif
+        stateURL = configuration.stateDirectory.appendingPathComponent("pushbus-device.json")
+        state = DeviceState.load(from: stateURL) ?? DeviceState(deviceID: UUID().uuidString.lowercased())
+    }
+
+    // MARK: registration
+
+    /// The registration ID once registered (nil before, and after the device was deleted).
+    public var registrationID: String? { queue.sync { state.deleted ? nil : state.registrationID } }
+
+    /// Registers the install (unsigned the first time; signed by the device after, which keeps its
+    /// registration ID) with `apnsToken` when given. Queued before any command that follows.
+    public func register(apnsToken: Data? = nil, completion: ((Int, String?) -> Void)? = nil) {
+        queue.async { [self] in
+            if let apnsToken { state.apnsToken = apnsToken.map { String(format: "%02x", $0) }.joined() }
+            let code = registerNow()
+            let id = state.registrationID
+            deliver { completion?(code, id) }
+        }
+    }
+
+    /// The seed's `registrationIDCompletionHandler:`: the ID once the registration has answered.
+    public func registrationIDCompletionHandler(_ completion: @escaping (Int, String?) -> Void) {
+        queue.async { [self] in
+            if state.deleted { return deliver { completion(PushBusCode.appKeyInvalid, nil) } }
+            if let id = state.registrationID { return deliver { completion(PushBusCode.success, id) } }
+            let code = registerNow()
+            let id = state.registrationID
+            deliver { completion(code, id) }
+        }
+    }
+
+    /// On the queue: `device.register`, tried until the server answers; the code it answered.
+    private func registerNow() -> Int {
+        guard !state.deleted else { return PushBusCode.appKeyInvalid }
+        var fields: [String: Any] = ["app_key": configuration.appKey, "platform": "ios", "device_id": state.deviceID,
+                                     "apns_production": configuration.isProduction, "sdk_version": configuration.sdkVersion]
+        if let token = state.apnsToken { fields["apns_token"] = token }
+        let signed = state.registrationID != nil
+        if let id = state.registrationID { fields["registration_id"] = id }
+        let reply = send("device.register", fields, signed: signed)
+        let code = reply["code"] as? Int ?? PushBusCode.unknownError
+        if code == PushBusCode.success, let id = reply["registration_id"] as? String {
+            state.registrationID = id
+            if let secret = reply["device_secret"] as? String { state.deviceSecret = secret }
+            try? state.save(to: stateURL)
+        }
+        return code
+    }
+
+    // MARK: commands
+
+    /// Sends `command` with `fields` (plus `app_key`, `registration_id`, `ts`, `nonce`), signed by
+    /// the device, registering first if it is not yet; `completion` gets the reply on the callback
+    /// queue (`code` always present).
+    func perform(_ command: String, _ fields: [String: Any], completion: @escaping ([String: Any]) -> Void) {
+        queue.async { [self] in
+            if state.deleted { return deliver { completion(["code": PushBusCode.appKeyInvalid, "message": "device deleted"]) } }
+            if state.registrationID == nil {
+                let code = registerNow()
+                guard code == PushBusCode.success else { return deliver { completion(["code": code]) } }
+            }
+            var payload = fields
+            payload["app_key"] = configuration.appKey
+            payload["registration_id"] = state.registrationID
+            let reply = send(command, payload, signed: true)
+            deliver { completion(reply) }
+        }
+    }
+
+    /// Answers `completion` with `code` on the callback queue, without sending anything (a refusal
+    /// of the SDK's own checks), after the commands already queued, so completions stay in order.
+    func refuse(_ code: Int, completion: @escaping ([String: Any]) -> Void) {
+        queue.async { [self] in deliver { completion(["code": code]) } }
+    }
+
+    /// On the queue: one command until the server answers it. Each try is stamped and signed anew.
+    private func send(_ command: String, _ fields: [String: Any], signed: Bool) -> [String: Any] {
+        var delay = retryMin
+        while true {
+            var payload = fields
+            if signed {
+                payload["ts"] = Int(Date().timeIntervalSince1970)
+                payload["nonce"] = Signature.nonce()
+            }
+            guard let body = try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]) else {
+                return ["code": PushBusCode.invalidRequest, "message": "the payload is not JSON"]
+            }
+            let proof: String? = signed ? state.registrationID.flatMap { id in
+                state.deviceSecret.map { Signature.proof(registrationID: id, secret: $0, command: command, payload: body) }
+            } : nil
+            requestsSent += 1
+            if let answer = try? transport.post(command: command, payload: body, proof: proof), answer.status != 503,
+               let reply = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any], let code = reply["code"] as? Int,
+               code != PushBusCode.timeout {
+                if code == PushBusCode.appKeyInvalid, (reply["message"] as? String)?.contains("deleted") == true { forget() }
+                return reply
+            }
+            // No answer, or the backend's "retry": wait, then try again.
+            Thread.sleep(forTimeInterval: delay * Double.random(in: 0.75...1.25))
+            delay = min(retryMax, delay * 2)
+        }
+    }
+
+    /// The server deleted this device: stop, forget its credentials, tell the app once.
+    private func forget() {
+        guard !state.deleted else { return }
+        state.deleted = true
+        state.registrationID = nil
+        state.deviceSecret = nil
+        try? state.save(to: stateURL)
+        let handler = onDeviceDeleted
+        deliver { handler?() }
+    }
+
+    private func deliver(_ work: @escaping () -> Void) { callbackQueue.async(execute: work) }
+}

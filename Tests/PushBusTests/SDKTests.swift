@@ -1,0 +1,219 @@
+import Foundation
+import JSON
+import PushBusSDK
+import Testing
+
+/// The device SDK in this test process against the real gateway, services and api over HTTPS with a
+/// test CA: each seed call's code and result, the SDK's own checks (no request), the registration
+/// across a restart, calls made while the gateway is down, and a device deleted by its app.
+@Suite("device SDK (integration)", .serialized)
+struct SDKTests {
+    /// A stack with registration, tagging and badge, an app, and api serving HTTPS.
+    final class Setup: @unchecked Sendable {
+        let stack: TestStack
+        let api: RunningProcess
+        let apiPort = Ports.free()
+        let certificates: (ca: String, certificate: String, key: String)
+        let directory = TestPaths.temporaryDirectory("sdk")
+        let appKey = "sdkapp"
+
+        init() throws {
+            certificates = try TestCertificates.make(in: directory)
+            stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "3000"])
+            try stack.start(["registration", "tagging", "badge"])
+            _ = try stack.client().json("app.create", ["name": .string(appKey), "app_key": .string(appKey)])
+            api = try RunningProcess(TestPaths.executable("api"),
+                                     ["--endpoint", stack.endpoint, "--data-dir", stack.dataDirectory, "--listen", "127.0.0.1:\(apiPort)",
+                                      "--tls-cert", certificates.certificate, "--tls-key", certificates.key, "--request-timeout-ms", "1500",
+                                      "--parent-pid", String(getpid())],
+                                     logDirectory: stack.logDirectory)
+            #expect(eventually(20) { (try? LoopbackSocket.connect(port: self.apiPort)).map { close($0); return true } ?? false })
+        }
+
+        deinit {
+            api.kill()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
+        /// A client keeping its state in `state` (a phone's storage), its completions on a queue of their own.
+        func client(state: String = "phone") throws -> PushBusClient {
+            let configuration = PushBusConfiguration(appKey: appKey, server: URL(string: "https://localhost:\(apiPort)")!,
+                                                     stateDirectory: URL(fileURLWithPath: directory + "/" + state), caFile: certificates.ca)
+            let client = try PushBusClient(configuration: configuration)
+            client.callbackQueue = DispatchQueue(label: "sdk-test.callbacks")
+            return client
+        }
+    }
+
+    /// Runs `call` with a completion and waits for it (at most `seconds`); what the completion got.
+    static func wait<T>(_ seconds: Double = 20, _ call: (@escaping (T) -> Void) -> Void) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = Answer<T>()
+        call { value in
+            box.value = value
+            done.signal()
+        }
+        // The semaphore orders the completion's write before this read.
+        guard done.wait(timeout: .now() + seconds) == .success, let value = box.value else { throw StackError("no completion within \(seconds) s") }
+        return value
+    }
+
+    /// What one completion handed over, written on the SDK's callback queue before the semaphore is signalled.
+    final class Answer<T>: @unchecked Sendable {
+        var value: T?
+    }
+
+    typealias TagsResult = (code: Int, tags: Set<String>?, seq: Int)
+
+    @Test("each seed call answers the seed's code and result; the SDK's own checks send nothing")
+    func seedCallsAnswerAsTheSeedSays() throws {
+        let setup = try Setup()
+        let client = try setup.client()
+        let registered: (Int, String?) = try Self.wait { done in client.registrationIDCompletionHandler { done(($0, $1)) } }
+        #expect(registered.0 == 0 && registered.1?.count == 20, "\(registered)")
+        #expect(client.registrationID == registered.1)
+
+        let set: TagsResult = try Self.wait { done in client.setTags(["news", "sports"], completion: { done(($0, $1, $2)) }, seq: 7) }
+        #expect(set.code == 0 && set.tags == ["news", "sports"] && set.seq == 7)
+        let added: TagsResult = try Self.wait { done in client.addTags(["vip"], completion: { done(($0, $1, $2)) }, seq: 8) }
+        #expect(added.code == 0 && added.seq == 8)
+        let deleted: TagsResult = try Self.wait { done in client.deleteTags(["sports"], completion: { done(($0, $1, $2)) }, seq: 9) }
+        #expect(deleted.code == 0)
+        let all: TagsResult = try Self.wait { done in client.getAllTags({ done(($0, $1, $2)) }, seq: 10) }
+        #expect(all.code == 0 && all.tags == ["news", "vip"] && all.seq == 10, "\(all)")
+        let valid: (Int, Bool) = try Self.wait { done in client.validTag("vip", completion: { code, _, _, isBind in done((code, isBind)) }, seq: 11) }
+        #expect(valid == (0, true))
+        let notBound: (Int, Bool) = try Self.wait { done in client.validTag("gold", completion: { code, _, _, isBind in done((code, isBind)) }, seq: 12) }
+        #expect(notBound == (0, false))
+
+        // Refused by the SDK itself, in the seed's order of checks: nothing goes out.
+        let before = client.requestsSent
+        let refusals: [(String, Int)] = [
+            ("bad tag!", 6005), (String(repeating: "x", count: 41), 6006), ("", 6001),
+        ]
+        for (tag, code) in refusals {
+            let refused: TagsResult = try Self.wait { done in client.addTags([tag], completion: { done(($0, $1, $2)) }, seq: 1) }
+            #expect(refused.code == code, "\(tag.prefix(8)): \(refused)")
+        }
+        let tooMany: TagsResult = try Self.wait { done in client.setTags(Set((0..<1001).map { "t\($0)" }), completion: { done(($0, $1, $2)) }, seq: 1) }
+        #expect(tooMany.code == 6007)
+        let tooLarge: TagsResult = try Self.wait { done in
+            client.setTags(Set((0..<200).map { "t\($0)" + String(repeating: "y", count: 30) }), completion: { done(($0, $1, $2)) }, seq: 1)
+        }
+        #expect(tooLarge.code == 6008)
+        let badAlias: (Int, String?, Int) = try Self.wait { done in client.setAlias("no spaces", completion: { done(($0, $1, $2)) }, seq: 3) }
+        #expect(badAlias.0 == 6003 && badAlias.2 == 3)
+        let badMobile: PushBusError? = try Self.wait { done in client.setMobileNumber("12ab", completion: done) }
+        #expect(badMobile?.code == 6023)
+        let longMobile: PushBusError? = try Self.wait { done in client.setMobileNumber(String(repeating: "1", count: 21), completion: done) }
+        #expect(longMobile?.code == 6025)
+        #expect(client.requestsSent == before, "the SDK's own refusals sent \(client.requestsSent - before) requests")
+
+        let alias: (Int, String?, Int) = try Self.wait { done in client.setAlias("alice", completion: { done(($0, $1, $2)) }, seq: 4) }
+        #expect(alias.0 == 0 && alias.1 == "alice" && alias.2 == 4)
+        let got: (Int, String?, Int) = try Self.wait { done in client.getAlias({ done(($0, $1, $2)) }, seq: 5) }
+        #expect(got.0 == 0 && got.1 == "alice")
+        let removed: (Int, String?, Int) = try Self.wait { done in client.deleteAlias({ done(($0, $1, $2)) }, seq: 6) }
+        #expect(removed.0 == 0 && removed.1 == nil)
+        let none: (Int, String?, Int) = try Self.wait { done in client.getAlias({ done(($0, $1, $2)) }, seq: 7) }
+        #expect(none.0 == 0 && none.1 == nil)
+
+        let badge: PushBusError? = try Self.wait { done in client.setBadge(5, completion: done) }
+        #expect(badge == nil)
+        let stored = try setup.stack.client().json("badge.get", ["app_key": .string(setup.appKey), "registration_id": .string(registered.1 ?? "")])
+        #expect(stored["value"]?.number == 5, "\(stored)")
+        let outOfRange: PushBusError? = try Self.wait { done in client.setBadge(100_000, completion: done) }
+        #expect(outOfRange?.code == 6017)
+        let mobile: PushBusError? = try Self.wait { done in client.setMobileNumber("+8613800138000", completion: done) }
+        #expect(mobile == nil)
+        let language: PushBusError? = try Self.wait { done in client.setUserLanguage("fr", completion: done) }
+        #expect(language == nil)
+        let device = try setup.stack.client().json("device.get", ["app_key": .string(setup.appKey), "registration_id": .string(registered.1 ?? "")])
+        #expect(device["device"]?["language"]?.string == "fr" && device["device"]?["mobile"]?.string == "+8613800138000", "\(device)")
+        let cleaned: TagsResult = try Self.wait { done in client.cleanTags({ done(($0, $1, $2)) }, seq: 13) }
+        #expect(cleaned.code == 0 && cleaned.tags == nil)
+    }
+
+    @Test("the registration survives a restart of the SDK: the same ID, kept in a 0600 file, and a new token re-registers it signed")
+    func theRegistrationSurvivesARestart() throws {
+        let setup = try Setup()
+        let first = try setup.client()
+        let registered: (Int, String?) = try Self.wait { done in first.register { done(($0, $1)) } }
+        #expect(registered.0 == 0)
+        let file = setup.directory + "/phone/pushbus-device.json"
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "the state file is \(String(mode ?? 0, radix: 8))")
+
+        // A new process (the app launched again): the same ID, known without asking.
+        let again = try setup.client()
+        let known: (Int, String?) = try Self.wait { done in again.registrationIDCompletionHandler { done(($0, $1)) } }
+        #expect(known.0 == 0 && known.1 == registered.1)
+        #expect(again.requestsSent == 0)
+        // A new APNs token: registered again, signed by the device, the same ID back, the token stored.
+        let token = Data((0..<32).map { UInt8($0) })
+        let refreshed: (Int, String?) = try Self.wait { done in again.register(apnsToken: token) { done(($0, $1)) } }
+        #expect(refreshed.0 == 0 && refreshed.1 == registered.1)
+        let device = try setup.stack.client().json("device.get", ["app_key": .string(setup.appKey), "registration_id": .string(registered.1 ?? "")])
+        #expect(device["device"]?["apns_token"]?.string == token.map { String(format: "%02x", $0) }.joined(), "\(device)")
+        // Another phone's storage is another install.
+        let other = try setup.client(state: "other-phone")
+        let otherID: (Int, String?) = try Self.wait { done in other.register { done(($0, $1)) } }
+        #expect(otherID.0 == 0 && otherID.1 != registered.1)
+    }
+
+    @Test("calls made while the gateway is stopped each complete once after it returns, in the order made")
+    func callsWaitOutAStoppedGatewayInOrder() throws {
+        let setup = try Setup()
+        let client = try setup.client()
+        _ = try Self.wait { (done: @escaping ((Int, String?)) -> Void) in client.register { done(($0, $1)) } }
+        let gateway = try #require(setup.stack.gateway?.process.processIdentifier)
+        kill(gateway, SIGSTOP)
+        let order = Locked<[String]>([])
+        let finished = DispatchSemaphore(value: 0)
+        for tag in ["a", "b", "c"] {
+            client.addTags([tag], completion: { code, _, _ in
+                order.update { $0.append("\(tag):\(code)") }
+                finished.signal()
+            }, seq: 0)
+        }
+        client.setAlias("later", completion: { code, _, _ in
+            order.update { $0.append("alias:\(code)") }
+            finished.signal()
+        }, seq: 0)
+        sleep(4)
+        #expect(order.get().isEmpty, "answered while the gateway was stopped: \(order.get())")
+        kill(gateway, SIGCONT)
+        for _ in 0..<4 { #expect(finished.wait(timeout: .now() + 60) == .success) }
+        usleep(500_000)
+        #expect(order.get() == ["a:0", "b:0", "c:0", "alias:0"], "\(order.get())")
+        let all: TagsResult = try Self.wait { done in client.getAllTags({ done(($0, $1, $2)) }, seq: 0) }
+        #expect(all.tags == ["a", "b", "c"])
+    }
+
+    @Test("a device its app deletes stops its SDK: 1008, the app told once, the registration forgotten")
+    func aDeletedDeviceStopsItsSDK() throws {
+        let setup = try Setup()
+        let client = try setup.client()
+        let registered: (Int, String?) = try Self.wait { done in client.register { done(($0, $1)) } }
+        let id = try #require(registered.1)
+        let told = Locked(0)
+        client.onDeviceDeleted = { told.update { $0 += 1 } }
+        // The app's server deletes the device (signed as the app).
+        #expect(try setup.stack.client().json("device.delete", ["app_key": .string(setup.appKey), "registration_id": .string(id)])["code"]?.number == 0)
+        var code = 0
+        _ = try eventually(30) {
+            code = try Self.wait { done in client.addTags(["x"], completion: { code, _, _ in done(code) }, seq: 0) }
+            return code == 1008
+        }
+        #expect(code == 1008)
+        #expect(eventually(5) { told.get() == 1 })
+        #expect(client.registrationID == nil)
+        let sent = client.requestsSent
+        let after: Int = try Self.wait { done in client.addTags(["y"], completion: { code, _, _ in done(code) }, seq: 0) }
+        #expect(after == 1008 && client.requestsSent == sent, "a stopped SDK sends nothing")
+        #expect(told.get() == 1)
+        // Restarted, it stays stopped: the deletion is remembered.
+        let restarted = try setup.client()
+        #expect(restarted.registrationID == nil)
+    }
+}
