@@ -74,7 +74,9 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite", "Caches", "Threads"], path: "Shared/SQLite", swiftSettings: hotPath),
         // The JSON codec: parser, tree, Decoder and Encoder, writer (Foundation only).
         .target(name: "JSON", path: "Shared/JSON", swiftSettings: hotPath),
-        .target(name: "Schema", dependencies: ["JSON", "WireTime"], path: "Shared/Schema", swiftSettings: hotPath),
+        // The characters of a tag or alias: one table for the server and the device SDK, on nothing.
+        .target(name: "TagCharacters", path: "Shared/TagCharacters", swiftSettings: hotPath),
+        .target(name: "Schema", dependencies: ["JSON", "WireTime", "TagCharacters"], path: "Shared/Schema", swiftSettings: hotPath),
         .target(name: "Majordomo", dependencies: ["ZeroMQ"], path: "Shared/Majordomo", swiftSettings: hotPath),
         // Process basics (flags, logging, clock, signals, shard layout, the allocator): everything links it, none of it touches SQLite.
         .target(name: "Runtime", dependencies: ["CSystem", "CTCMalloc", "Caches", "Threads", "ZeroMQ", "Schema", "Credentials", "WireTime"], path: "Shared/Runtime", swiftSettings: hotPath),
@@ -151,7 +153,7 @@ let package = Package(
         .executableTarget(name: "pushbus", dependencies: ["Client", "Credentials", "Runtime"], path: "Tools/Launcher"),
         .target(name: "ReplayKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "Runtime", "Client", "Credentials"],
                 path: "Tools/ReplayKit", swiftSettings: hotPath),
-        .target(name: "PushBusSDK", dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux])),
+        .target(name: "PushBusSDK", dependencies: ["TagCharacters", .target(name: "CCrypto", condition: .when(platforms: [.linux])),
                                                    .target(name: "CTLS", condition: .when(platforms: [.linux]))],
                 // Swift 5 mode: the seeds' API is completion handlers called on the app's queue, as
                 // apps written against MTPushService expect, not Sendable closures.

@@ -1,14 +1,10 @@
+import TagCharacters
+
 /// The seed's checks, made before anything is sent (an invalid tag is 6005 without a request), in
 /// the public service's order: null, charset, length, count, total bytes.
 enum Validation {
-    /// Letters (case-sensitive), digits, `_`, CJK, and `@!#$&*+=.|`.
-    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x5F: return true
-        case 0x4E00...0x9FFF, 0x3400...0x4DBF, 0x20000...0x2A6DF, 0xF900...0xFAFF: return true
-        default: return "@!#$&*+=.|".unicodeScalars.contains(scalar)
-        }
-    }
+    /// The server's own table (`TagCharacters`), so the SDK refuses exactly what the server would.
+    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool { TagCharacters.isAllowed(scalar) }
 
     /// The code of `tags`, or nil when they may be sent: 6001 none or an empty one, 6005 a character
     /// outside the set, 6006 one over 40 bytes, 6007 more than 1000, 6008 over 5000 bytes in all.

@@ -1,3 +1,4 @@
+import TagCharacters
 /// The rules the SDKs apply to tags and aliases, checked in the public service's order:
 /// null → charset → length → count → total bytes. A tag or alias is 1…40 UTF-8 bytes of letters
 /// (case-sensitive), digits, `_`, CJK ideographs and `@!#$&*+=.|`. Each rule checks and returns the
@@ -71,16 +72,7 @@ public enum TagRules {
         return alias
     }
 
-    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true  // digits, ASCII letters
-        case 0x5F: true  // _
-        case 0x40, 0x21, 0x23, 0x24, 0x26, 0x2A, 0x2B, 0x3D, 0x2E, 0x7C: true  // @ ! # $ & * + = . |
-        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF: true  // CJK ideographs, Ext. A, compatibility
-        case 0x20000...0x2FA1F, 0x30000...0x323AF: true  // CJK Ext. B–I and supplements
-        default: false
-        }
-    }
+    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool { TagCharacters.isAllowed(scalar) }
 
     private static func quoted(_ text: String) -> String {
         "\"\(text.prefix(48))\(text.count > 48 ? "…" : "")\""
