@@ -10,6 +10,25 @@ struct DeviceState: Codable, Equatable {
     var apnsToken: String?
     /// Set when the server said the device was deleted: the SDK stops and sends nothing more.
     var deleted = false
+    /// The msg_ids of the live messages handed to the app, newest last, at most `seenLimit`: one
+    /// that comes again (its acknowledgement was lost, the channel restarted) is acknowledged, not
+    /// handed over twice.
+    var seenMessages: [String] = []
+    static let seenLimit = 1000
+
+    init(deviceID: String) { self.deviceID = deviceID }
+
+    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deviceID = try container.decode(String.self, forKey: .deviceID)
+        registrationID = try container.decodeIfPresent(String.self, forKey: .registrationID)
+        deviceSecret = try container.decodeIfPresent(String.self, forKey: .deviceSecret)
+        apnsToken = try container.decodeIfPresent(String.self, forKey: .apnsToken)
+        deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted) ?? false
+        seenMessages = try container.decodeIfPresent([String].self, forKey: .seenMessages) ?? []
+    }
 
     static func load(from url: URL) -> DeviceState? {
         guard let data = try? Data(contentsOf: url) else { return nil }

@@ -13,6 +13,13 @@ public final class PushBusClient: @unchecked Sendable {
     public var onDeviceDeleted: (() -> Void)?
     /// Requests sent to the edge so far (each try counts): what validation in the SDK spares.
     public private(set) var requestsSent = 0
+    /// A live message (`kind` `message`, `inapp` or `reminder`, with its fields): called on the
+    /// callback queue, once per msg_id, and acknowledged to the server once it returns.
+    public var onMessage: (([String: Any]) -> Void)?
+    /// The channel stopped by itself: `replaced` (this device connected elsewhere), `refused`
+    /// (its proof), `deleted`.
+    public var onChannelStopped: ((String) -> Void)?
+    private var channel: LiveChannel?
 
     private let transport: DeviceTransport
     private let queue = DispatchQueue(label: "pushbus.sdk.commands")
@@ -146,4 +153,89 @@ public final class PushBusClient: @unchecked Sendable {
     }
 
     private func deliver(_ work: @escaping () -> Void) { callbackQueue.async(execute: work) }
+
+    // MARK: the live channel
+
+    /// Opens the device channel (the app came to the foreground): registers first if needed, then
+    /// holds the connection, reconnecting as it drops, until `disconnectChannel`.
+    public func connectChannel() {
+        guard let url = configuration.channelURL else { return }
+        queue.async { [self] in
+            guard channel == nil, !state.deleted else { return }
+            if state.registrationID == nil, registerNow() != PushBusCode.success { return }
+            #if os(Linux)
+            let context = url.scheme?.lowercased() == "wss" ? try? TLSSocket.Context(caFile: configuration.caFile) : nil
+            let make: () throws -> ChannelConnection = { try SocketChannelConnection(url: url, context: context, readTimeout: 1) }
+            #else
+            let make: () throws -> ChannelConnection = { try URLSessionChannelConnection(url: url) }
+            #endif
+            let channel = LiveChannel(url: url, makeConnection: make, hello: { [weak self] in self?.hello() },
+                                      deliver: { [weak self] message in self?.handOver(message) },
+                                      seen: { [weak self] id in self?.queue.sync { self?.state.seenMessages.contains(id) } ?? true },
+                                      remember: { [weak self] id in self?.rememberMessage(id) },
+                                      stopped: { [weak self] stop in self?.channelStopped(stop) })
+            self.channel = channel
+            channel.start()
+        }
+    }
+
+    /// Closes the device channel (the app went to the background).
+    public func disconnectChannel() {
+        let current: LiveChannel? = queue.sync {
+            defer { channel = nil }
+            return channel
+        }
+        current?.stop()
+    }
+
+    /// Whether the channel is connected and welcomed now, and how many connections it has made.
+    public var channelState: (open: Bool, connections: Int) {
+        queue.sync { (channel?.isOpen ?? false, channel?.connections ?? 0) }
+    }
+
+    /// The signed hello of DESIGN.md: frame 1 the payload, frame 2 the proof of "channel.hello".
+    private func hello() -> (payload: String, proof: String)? {
+        queue.sync {
+            guard !state.deleted, let id = state.registrationID, let secret = state.deviceSecret else { return nil }
+            let fields: [String: Any] = ["app_key": configuration.appKey, "registration_id": id, "ts": Int(Date().timeIntervalSince1970),
+                                         "nonce": Signature.nonce()]
+            guard let payload = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return nil }
+            return (String(decoding: payload, as: UTF8.self),
+                    Signature.proof(registrationID: id, secret: secret, command: "channel.hello", payload: payload))
+        }
+    }
+
+    /// On the channel's thread: the app's handler runs (on the callback queue) before the ack goes.
+    private func handOver(_ message: [String: Any]) {
+        guard let handler = onMessage else { return }
+        callbackQueue.sync { handler(message) }
+    }
+
+    private func rememberMessage(_ id: String) {
+        queue.sync {
+            state.seenMessages.append(id)
+            if state.seenMessages.count > DeviceState.seenLimit { state.seenMessages.removeFirst(state.seenMessages.count - DeviceState.seenLimit) }
+            try? state.save(to: stateURL)
+        }
+    }
+
+    private func channelStopped(_ stop: LiveChannel.Stop) {
+        queue.async { [self] in
+            channel = nil
+            switch stop {
+            case .requested: return
+            case .deleted: forget()
+            case .replaced, .refused: break
+            }
+            let handler = onChannelStopped
+            let reason: String
+            switch stop {
+            case .replaced: reason = "replaced"
+            case .refused(let code): reason = "refused \(code)"
+            case .deleted: reason = "deleted"
+            case .requested: reason = "requested"
+            }
+            deliver { handler?(reason) }
+        }
+    }
 }

@@ -11,17 +11,26 @@ struct SDKTests {
     /// A stack with registration, tagging and badge, an app, and api serving HTTPS.
     final class Setup: @unchecked Sendable {
         let stack: TestStack
+        /// With `withPush`: push, apns and the APNs stand-in too, the app holding the stand-in's key.
+        let push: PushStack?
         let api: RunningProcess
         let apiPort = Ports.free()
         let certificates: (ca: String, certificate: String, key: String)
         let directory = TestPaths.temporaryDirectory("sdk")
         let appKey = "sdkapp"
 
-        init() throws {
+        init(withPush: Bool = false) throws {
             certificates = try TestCertificates.make(in: directory)
-            stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "3000"])
-            try stack.start(["registration", "tagging", "badge"])
-            _ = try stack.client().json("app.create", ["name": .string(appKey), "app_key": .string(appKey)])
+            if withPush {
+                let push = try PushStack(appKey: appKey, services: ["registration", "tagging", "badge", "analytics", "scheduler"])
+                self.push = push
+                stack = push.stack
+            } else {
+                push = nil
+                stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "3000"])
+                try stack.start(["registration", "tagging", "badge"])
+                _ = try stack.client().json("app.create", ["name": .string(appKey), "app_key": .string(appKey)])
+            }
             api = try RunningProcess(TestPaths.executable("api"),
                                      ["--endpoint", stack.endpoint, "--data-dir", stack.dataDirectory, "--listen", "127.0.0.1:\(apiPort)",
                                       "--tls-cert", certificates.certificate, "--tls-key", certificates.key, "--request-timeout-ms", "1500",
@@ -188,6 +197,54 @@ struct SDKTests {
         #expect(order.get() == ["a:0", "b:0", "c:0", "alias:0"], "\(order.get())")
         let all: TagsResult = try Self.wait { done in client.getAllTags({ done(($0, $1, $2)) }, seq: 0) }
         #expect(all.tags == ["a", "b", "c"])
+    }
+
+    @Test("a local notification added through the SDK fires and reaches the APNs stand-in; find and remove see it; badge 5 then a +1 push gives 6")
+    func localNotificationsAndTheBadgeReachAPNs() throws {
+        let setup = try Setup(withPush: true)
+        let push = try #require(setup.push)
+        let client = try setup.client()
+        let token = Data(repeating: 0xAB, count: 32)
+        let hex = token.map { String(format: "%02x", $0) }.joined()
+        let registered: (Int, String?) = try Self.wait { done in client.register(apnsToken: token) { done(($0, $1)) } }
+        let id = try #require(registered.1)
+        try push.waitUntilKnown([id])
+
+        let request = NotificationRequest(requestIdentifier: "wake", content: NotificationContent(title: "Wake", body: "up", badge: 1),
+                                          trigger: NotificationTrigger(.timeInterval(2)))
+        let added: [String: Any] = try Self.wait { done in
+            var withHandler = request
+            withHandler.completionHandler = done
+            client.addNotification(withHandler)
+        }
+        #expect(added["code"] as? Int == 0 && added["identifier"] as? String == "wake", "\(added)")
+        let pending: [[String: Any]] = try Self.wait { done in
+            client.findNotification(NotificationIdentifier(identifiers: ["wake"], delivered: false, findCompletionHandler: done))
+        }
+        #expect(pending.count == 1, "\(pending)")
+        #expect(try eventually(30) { try push.apns.requests().contains { $0["token"]?.string == hex } }, "the local notification never reached APNs")
+
+        // Another one, removed before it fires: found no more.
+        let later: [String: Any] = try Self.wait { done in
+            client.addNotification(NotificationRequest(requestIdentifier: "later", content: NotificationContent(body: "later"),
+                                                       trigger: NotificationTrigger(.timeInterval(3600)), completionHandler: done))
+        }
+        #expect(later["code"] as? Int == 0)
+        let removed: Int = try Self.wait { done in client.removeNotification(NotificationIdentifier(identifiers: ["later"]), completion: done) }
+        #expect(removed == 0)
+        let gone: [[String: Any]] = try Self.wait { done in
+            client.findNotification(NotificationIdentifier(identifiers: ["later"], findCompletionHandler: done))
+        }
+        #expect(gone.isEmpty, "\(gone)")
+
+        // The server-kept badge: set by the app to 5, raised by a push's +1.
+        let badge: PushBusError? = try Self.wait { done in client.setBadge(5, completion: done) }
+        #expect(badge == nil)
+        let msgID = try #require(try push.push(to: .object(["registration_id": .array([.string(id)])]),
+                                               ios: ["alert": .string("one more"), "badge": .string("+1")])["msg_id"]?.string)
+        _ = try push.waitUntilDone(msgID)
+        let sent = try push.received(msgID)
+        #expect(sent.first?["payload"]?["aps"]?["badge"]?.number == 6, "\(sent)")
     }
 
     @Test("a device its app deletes stops its SDK: 1008, the app told once, the registration forgotten")

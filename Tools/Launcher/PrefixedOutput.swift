@@ -9,19 +9,24 @@ final class PrefixedOutput: @unchecked Sendable {
         width = names.map(\.count).max() ?? 8
     }
 
-    /// A pipe whose lines come out as `name | line`.
+    /// A pipe whose lines come out as `name | line`, read by a thread of its own until the end of
+    /// the stream (the child's exit), which then ends. Not FileHandle's `readabilityHandler`: with
+    /// children restarted and their pipes released, its libdispatch sources crashed the launcher
+    /// (`_dispatch_event_loop_drain`, a bad pointer) in about one restart in three.
     func pipe(for name: String) -> Pipe {
         let pipe = Pipe()
         let prefix = name.padding(toLength: width, withPad: " ", startingAt: 0) + " | "
         let pending = PendingLine()
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                return
+        let reader = Thread { [weak self] in
+            let handle = pipe.fileHandleForReading
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                for line in pending.lines(adding: data) { self?.say(prefix + line) }
             }
-            for line in pending.lines(adding: data) { self?.say(prefix + line) }
         }
+        reader.name = "output-\(name)"
+        reader.start()
         return pipe
     }
 
