@@ -8,8 +8,11 @@ protocol ChannelConnection: AnyObject {
     /// `ChannelClosed` when the server closed (with its code) or the connection failed (code 1006).
     func receive() throws -> String?
     func send(_ text: String) throws
-    /// Sends a close frame with `code` (when the connection still lives) and ends it.
+    /// Sends a close frame with `code` (when the connection still lives) and ends it. Only from
+    /// the thread that receives.
     func close(_ code: UInt16)
+    /// From any thread: makes a `receive` blocked on the connection fail at once.
+    func interrupt()
 }
 
 /// The connection ended: the server's close code (1006 when it just dropped), and its reason.
@@ -105,5 +108,7 @@ final class SocketChannelConnection: ChannelConnection {
         try? socket.write(WebSocketFrames.close(code))
         socket.close()
     }
+
+    func interrupt() { socket.interrupt() }
 }
 #endif

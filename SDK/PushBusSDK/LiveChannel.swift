@@ -27,6 +27,8 @@ final class LiveChannel {
     /// Connections made so far (each reconnect counts), and whether one is welcomed now.
     private(set) var connections = 0
     private(set) var isOpen = false
+    /// Messages the server sent again that the app had been handed already: acknowledged, not handed over.
+    private(set) var repeats = 0
     var retryMin = 0.5
     var retryMax = 30.0
 
@@ -49,13 +51,13 @@ final class LiveChannel {
         thread.start()
     }
 
-    /// Closes the connection (1000) and ends the thread.
+    /// Ends the thread: its connection is interrupted here (under the lock, so it cannot be closed
+    /// meanwhile) and closed by the thread itself.
     func stop() {
-        let current: ChannelConnection? = lock.withLock {
+        lock.withLock {
             running = false
-            return connection
+            connection?.interrupt()
         }
-        current?.close(1000)
     }
 
     private var isRunning: Bool { lock.withLock { running } }
@@ -103,7 +105,10 @@ final class LiveChannel {
             return true
         }
         guard keep else { return connection.close(1000) }
-        defer { lock.withLock { self.connection = nil } }
+        defer {
+            lock.withLock { self.connection = nil }
+            connection.close(isRunning ? 1001 : 1000)
+        }
         try connection.send(hello.payload)
         try connection.send(hello.proof)
         while true {
@@ -114,7 +119,9 @@ final class LiveChannel {
                 lock.withLock { isOpen = true }
             case "message":
                 guard let msgID = frame["msg_id"] as? String else { continue }
-                if !seen(msgID) {
+                if seen(msgID) {
+                    lock.withLock { repeats += 1 }
+                } else {
                     deliver(frame)
                     remember(msgID)
                 }

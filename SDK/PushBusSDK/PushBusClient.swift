@@ -188,9 +188,10 @@ public final class PushBusClient: @unchecked Sendable {
         current?.stop()
     }
 
-    /// Whether the channel is connected and welcomed now, and how many connections it has made.
-    public var channelState: (open: Bool, connections: Int) {
-        queue.sync { (channel?.isOpen ?? false, channel?.connections ?? 0) }
+    /// Whether the channel is connected and welcomed now, how many connections it has made, and how
+    /// many messages the server sent again that the app had already been handed (not handed twice).
+    public var channelState: (open: Bool, connections: Int, repeats: Int) {
+        queue.sync { (channel?.isOpen ?? false, channel?.connections ?? 0, channel?.repeats ?? 0) }
     }
 
     /// The signed hello of DESIGN.md: frame 1 the payload, frame 2 the proof of "channel.hello".

@@ -24,6 +24,8 @@ final class TLSSocket {
 
     private(set) var fd: Int32 = -1
     private var ssl: OpaquePointer?
+    /// Guards `fd` and `ssl` between `close` (the owner's thread) and `interrupt` (any thread).
+    private let lock = NSLock()
     private let host: String
 
     /// Connects to `host:port` (TLS with `context`, checking the certificate names `host`).
@@ -100,8 +102,10 @@ final class TLSSocket {
         throw TransportError("the connection to \(host) ended")
     }
 
-    /// Ends the connection; safe twice.
+    /// Ends the connection; safe twice. Only from the thread that reads and writes.
     func close() {
+        lock.lock()
+        defer { lock.unlock() }
         if let ssl {
             SSL_shutdown(ssl)
             SSL_free(ssl)
@@ -109,6 +113,14 @@ final class TLSSocket {
         ssl = nil
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
+    }
+
+    /// From any thread: ends the connection under a read or write that blocks on it (which then
+    /// fails), without freeing what that thread is using; it closes the socket itself.
+    func interrupt() {
+        lock.lock()
+        defer { lock.unlock() }
+        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 }
 #endif

@@ -41,5 +41,7 @@ final class URLSessionChannelConnection: ChannelConnection {
     func close(_ code: UInt16) {
         task.cancel(with: URLSessionWebSocketTask.CloseCode(rawValue: Int(code)) ?? .normalClosure, reason: nil)
     }
+
+    func interrupt() { task.cancel(with: .normalClosure, reason: nil) }
 }
 #endif

@@ -19,6 +19,9 @@ struct SDKTests {
         let directory = TestPaths.temporaryDirectory("sdk")
         let appKey = "sdkapp"
 
+        let channelPort = Ports.free()
+        var channelFlags: [String] { ["--listen", "127.0.0.1:\(channelPort)", "--tls-cert", certificates.certificate, "--tls-key", certificates.key] }
+
         init(withPush: Bool = false) throws {
             certificates = try TestCertificates.make(in: directory)
             if withPush {
@@ -47,6 +50,7 @@ struct SDKTests {
         /// A client keeping its state in `state` (a phone's storage), its completions on a queue of their own.
         func client(state: String = "phone") throws -> PushBusClient {
             let configuration = PushBusConfiguration(appKey: appKey, server: URL(string: "https://localhost:\(apiPort)")!,
+                                                     channelURL: URL(string: "wss://localhost:\(channelPort)/v1/channel"),
                                                      stateDirectory: URL(fileURLWithPath: directory + "/" + state), caFile: certificates.ca)
             let client = try PushBusClient(configuration: configuration)
             client.callbackQueue = DispatchQueue(label: "sdk-test.callbacks")
@@ -245,6 +249,51 @@ struct SDKTests {
         _ = try push.waitUntilDone(msgID)
         let sent = try push.received(msgID)
         #expect(sent.first?["payload"]?["aps"]?["badge"]?.number == 6, "\(sent)")
+    }
+
+    @Test("a custom message reaches the app once and is acknowledged, across a kill -9 and restart of channel, even when the server sends it again")
+    func customMessagesOnceAcrossAChannelRestart() throws {
+        let setup = try Setup(withPush: true)
+        let push = try #require(setup.push)
+        try setup.stack.startService("channel", extra: setup.channelFlags)
+        let client = try setup.client()
+        let received = Locked<[String]>([])
+        let slow = Locked(false)
+        client.onMessage = { message in
+            received.update { $0.append(message["msg_id"] as? String ?? "?") }
+            // While the app handles it, the channel dies: the acknowledgement cannot reach it.
+            if slow.get() { sleep(3) }
+        }
+        let registered: (Int, String?) = try Self.wait { done in client.register { done(($0, $1)) } }
+        let id = try #require(registered.1)
+        try push.waitUntilKnown([id])
+        client.connectChannel()
+        #expect(eventually(20) { client.channelState.open }, "the channel never opened")
+        func send(_ text: String) throws -> String {
+            let reply = try push.call("push.send", ["app_key": .string(setup.appKey), "to": .object(["registration_id": .array([.string(id)])]),
+                                                    "body": .object(["platform": "all".json, "message": .object(["msg_content": .string(text)])])])
+            return try #require(reply["msg_id"]?.string, "\(reply)")
+        }
+        let first = try send("one")
+        #expect(eventually(20) { received.get() == [first] }, "\(received.get())")
+
+        // The second arrives; the app takes 3 s with it, and the channel is killed meanwhile, so its
+        // acknowledgement is lost and the restarted channel sends it again.
+        slow.set(true)
+        let second = try send("two")
+        #expect(eventually(20) { received.get().count == 2 })
+        setup.stack.services["channel"]?.kill()
+        _ = setup.stack.services["channel"]?.waitForExit(10)
+        try setup.stack.startService("channel", extra: setup.channelFlags)
+        slow.set(false)
+        #expect(eventually(40) { client.channelState.open && client.channelState.connections >= 2 }, "no reconnect: \(client.channelState)")
+        // A third, sent after the restart, arrives; the second, sent again, is acknowledged but not handed over twice.
+        let third = try send("three")
+        #expect(eventually(30) { received.get().contains(third) }, "\(received.get())")
+        sleep(2)
+        #expect(received.get() == [first, second, third], "\(received.get())")
+        #expect(client.channelState.repeats >= 1, "the server never sent the second again, so this test showed nothing: \(client.channelState)")
+        client.disconnectChannel()
     }
 
     @Test("a device its app deletes stops its SDK: 1008, the app told once, the registration forgotten")
