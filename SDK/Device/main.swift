@@ -16,6 +16,11 @@ COMMANDS:
   tags valid TAG                     whether the device has TAG
   alias set NAME | alias get | alias delete
   badge set N | badge reset          the server-kept badge
+  local add ID SECONDS TEXT          a local notification SECONDS from now (the scheduler fires it)
+  local remove [ID...] | local find [ID...]
+  page enter|leave NAME              the app's page (in-app messages wait for theirs)
+  channel subscribe|unsubscribe|status NAME
+  listen [--count N] [--timeout S]   hold the live channel; print each message (acknowledged once printed)
 
 FLAGS:
   --server <url>     the device edge: https://host:port (api, base port + 4) [PUSHBUS_DEVICE_SERVER]
@@ -23,6 +28,8 @@ FLAGS:
   --app-key <key>    the app's app_key [PUSHBUS_DEVICE_APP_KEY]
   --state <dir>      where this phone keeps its registration (a 0600 file) [PUSHBUS_DEVICE_STATE]
   --ca-file <pem>    certificates to trust instead of the system's [PUSHBUS_DEVICE_CA_FILE]
+  --count <n>        listen: stop after N messages (default 1)
+  --timeout <s>      listen: stop after S seconds, exit 1 if fewer than N came (default 30)
   --help             show this help and exit
 """
 
@@ -38,7 +45,8 @@ if arguments.contains("--help") || arguments.isEmpty {
 }
 let environment = ProcessInfo.processInfo.environment
 var flags: [String: String] = [:]
-for name in ["server", "channel", "app-key", "state", "ca-file", "apns-token"] {
+let flagNames = ["server", "channel", "app-key", "state", "ca-file", "apns-token", "count", "timeout"]
+for name in flagNames {
     flags[name] = environment["PUSHBUS_DEVICE_" + name.uppercased().replacingOccurrences(of: "-", with: "_")]
 }
 var words: [String] = []
@@ -46,7 +54,7 @@ while !arguments.isEmpty {
     let word = arguments.removeFirst()
     if word.hasPrefix("--") {
         let name = String(word.dropFirst(2))
-        guard flags.keys.contains(name) || ["server", "channel", "app-key", "state", "ca-file", "apns-token"].contains(name) else {
+        guard flagNames.contains(name) else {
             fail("unknown flag \(word) (see --help)")
         }
         guard !arguments.isEmpty else { fail("\(word) needs a value") }
@@ -111,6 +119,49 @@ case ("badge", "set"):
     guard let value = words.dropFirst(2).first.flatMap({ Int($0) }) else { fail("badge set takes a number") }
     client.setBadge(value, completion: errorAnswer)
 case ("badge", "reset"): client.resetBadge(completion: errorAnswer)
+case ("local", "add"):
+    let rest = Array(words.dropFirst(2))
+    guard rest.count >= 3, let seconds = Double(rest[1]) else { fail("local add takes ID SECONDS TEXT") }
+    client.addNotification(NotificationRequest(requestIdentifier: rest[0], content: NotificationContent(body: rest[2...].joined(separator: " ")),
+                                               trigger: NotificationTrigger(.timeInterval(seconds)), completionHandler: { answer($0) }))
+case ("local", "remove"):
+    let ids = Array(words.dropFirst(2))
+    client.removeNotification(NotificationIdentifier(identifiers: ids)) { code in answer(["code": code]) }
+case ("local", "find"):
+    let ids = Array(words.dropFirst(2))
+    client.findNotification(NotificationIdentifier(identifiers: ids, findCompletionHandler: { requests in answer(["code": 0, "requests": requests]) }))
+case ("page", "enter"), ("page", "leave"):
+    guard let page = words.dropFirst(2).first else { fail("page enter|leave takes a page name") }
+    if words[1] == "enter" { client.pageEnterTo(page) } else { client.pageLeave(page) }
+    // Pages are fire-and-forget in the seed: wait for the command to have gone by asking something after it.
+    client.getAlias({ code, _, _ in answer(["code": code]) }, seq: 0)
+case ("channel", "subscribe"):
+    guard let name = words.dropFirst(2).first else { fail("channel subscribe takes a channel") }
+    client.registerForChannel(name) { code in answer(["code": code, "channel": name]) }
+case ("channel", "unsubscribe"):
+    guard let name = words.dropFirst(2).first else { fail("channel unsubscribe takes a channel") }
+    client.unregisterForChannel(name) { code in answer(["code": code, "channel": name]) }
+case ("channel", "status"):
+    guard let name = words.dropFirst(2).first else { fail("channel status takes a channel") }
+    client.channelStatus(name) { code, subscribed in answer(["code": code, "channel": name, "subscribed": subscribed]) }
+case ("listen", _):
+    guard configuration.channelURL != nil else { fail("listen needs --channel") }
+    let count = flags["count"].flatMap { Int($0) } ?? 1
+    let timeout = flags["timeout"].flatMap { Double($0) } ?? 30
+    let seen = DispatchSemaphore(value: 0)
+    client.onMessage = { message in
+        if let data = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys]) { print(String(decoding: data, as: UTF8.self)) }
+        fflush(stdout)
+        seen.signal()
+    }
+    client.connectChannel()
+    var got = 0
+    let end = Date().addingTimeInterval(timeout)
+    while got < count, seen.wait(timeout: .now() + max(0, end.timeIntervalSinceNow)) == .success { got += 1 }
+    // The last message's acknowledgement goes once its handler returned: give it a moment.
+    usleep(300_000)
+    client.disconnectChannel()
+    exit(got >= count ? 0 : 1)
 default: fail("unknown command \(words.joined(separator: " ")) (see --help)")
 }
 done.wait()

@@ -15,10 +15,12 @@ struct DeviceState: Codable, Equatable {
     /// handed over twice.
     var seenMessages: [String] = []
     static let seenLimit = 1000
+    /// TikPush's channel subscriptions, as the device last set them.
+    var subscriptions: [Subscription] = []
 
     init(deviceID: String) { self.deviceID = deviceID }
 
-    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages }
+    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages, subscriptions }
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -28,6 +30,7 @@ struct DeviceState: Codable, Equatable {
         apnsToken = try container.decodeIfPresent(String.self, forKey: .apnsToken)
         deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted) ?? false
         seenMessages = try container.decodeIfPresent([String].self, forKey: .seenMessages) ?? []
+        subscriptions = try container.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
     }
 
     static func load(from url: URL) -> DeviceState? {

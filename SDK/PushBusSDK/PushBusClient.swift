@@ -21,10 +21,23 @@ public final class PushBusClient: @unchecked Sendable {
     public var onChannelStopped: ((String) -> Void)?
     private var channel: LiveChannel?
 
+    /// Runs `body` on the state under the lock; `save` writes the file when it changed.
+    @discardableResult
+    func withState<T>(save: Bool = false, _ body: (inout DeviceState) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        let result = body(&state)
+        if save { try? state.save(to: stateURL) }
+        return result
+    }
+
     private let transport: DeviceTransport
     private let queue = DispatchQueue(label: "pushbus.sdk.commands")
     private let stateURL: URL
+    /// The device's state, read and changed under `lock`, never held across I/O: the app's thread
+    /// reads it at once even while the command queue waits out a failing server.
     private var state: DeviceState
+    private let lock = NSLock()
     private var registrationWaiters: [(Int, String?) -> Void] = []
     /// How long a failed try waits before the next: from `retryMin`, doubling up to `retryMax`.
     var retryMin = 0.5
@@ -45,15 +58,15 @@ public final class PushBusClient: @unchecked Sendable {
     // MARK: registration
 
     /// The registration ID once registered (nil before, and after the device was deleted).
-    public var registrationID: String? { queue.sync { state.deleted ? nil : state.registrationID } }
+    public var registrationID: String? { withState { $0.deleted ? nil : $0.registrationID } }
 
     /// Registers the install (unsigned the first time; signed by the device after, which keeps its
     /// registration ID) with `apnsToken` when given. Queued before any command that follows.
     public func register(apnsToken: Data? = nil, completion: ((Int, String?) -> Void)? = nil) {
         queue.async { [self] in
-            if let apnsToken { state.apnsToken = apnsToken.map { String(format: "%02x", $0) }.joined() }
+            if let apnsToken { withState { $0.apnsToken = apnsToken.map { String(format: "%02x", $0) }.joined() } }
             let code = registerNow()
-            let id = state.registrationID
+            let id = registrationID
             deliver { completion?(code, id) }
         }
     }
@@ -61,28 +74,29 @@ public final class PushBusClient: @unchecked Sendable {
     /// The seed's `registrationIDCompletionHandler:`: the ID once the registration has answered.
     public func registrationIDCompletionHandler(_ completion: @escaping (Int, String?) -> Void) {
         queue.async { [self] in
-            if state.deleted { return deliver { completion(PushBusCode.appKeyInvalid, nil) } }
-            if let id = state.registrationID { return deliver { completion(PushBusCode.success, id) } }
+            if withState({ $0.deleted }) { return deliver { completion(PushBusCode.appKeyInvalid, nil) } }
+            if let id = registrationID { return deliver { completion(PushBusCode.success, id) } }
             let code = registerNow()
-            let id = state.registrationID
+            let id = registrationID
             deliver { completion(code, id) }
         }
     }
 
     /// On the queue: `device.register`, tried until the server answers; the code it answered.
     private func registerNow() -> Int {
-        guard !state.deleted else { return PushBusCode.appKeyInvalid }
-        var fields: [String: Any] = ["app_key": configuration.appKey, "platform": "ios", "device_id": state.deviceID,
+        let current = withState { $0 }
+        guard !current.deleted else { return PushBusCode.appKeyInvalid }
+        var fields: [String: Any] = ["app_key": configuration.appKey, "platform": "ios", "device_id": current.deviceID,
                                      "apns_production": configuration.isProduction, "sdk_version": configuration.sdkVersion]
-        if let token = state.apnsToken { fields["apns_token"] = token }
-        let signed = state.registrationID != nil
-        if let id = state.registrationID { fields["registration_id"] = id }
-        let reply = send("device.register", fields, signed: signed)
+        if let token = current.apnsToken { fields["apns_token"] = token }
+        if let id = current.registrationID { fields["registration_id"] = id }
+        let reply = send("device.register", fields, signed: current.registrationID != nil)
         let code = reply["code"] as? Int ?? PushBusCode.unknownError
         if code == PushBusCode.success, let id = reply["registration_id"] as? String {
-            state.registrationID = id
-            if let secret = reply["device_secret"] as? String { state.deviceSecret = secret }
-            try? state.save(to: stateURL)
+            withState(save: true) { state in
+                state.registrationID = id
+                if let secret = reply["device_secret"] as? String { state.deviceSecret = secret }
+            }
         }
         return code
     }
@@ -94,14 +108,14 @@ public final class PushBusClient: @unchecked Sendable {
     /// queue (`code` always present).
     func perform(_ command: String, _ fields: [String: Any], completion: @escaping ([String: Any]) -> Void) {
         queue.async { [self] in
-            if state.deleted { return deliver { completion(["code": PushBusCode.appKeyInvalid, "message": "device deleted"]) } }
-            if state.registrationID == nil {
+            if withState({ $0.deleted }) { return deliver { completion(["code": PushBusCode.appKeyInvalid, "message": "device deleted"]) } }
+            if registrationID == nil {
                 let code = registerNow()
                 guard code == PushBusCode.success else { return deliver { completion(["code": code]) } }
             }
             var payload = fields
             payload["app_key"] = configuration.appKey
-            payload["registration_id"] = state.registrationID
+            payload["registration_id"] = registrationID
             let reply = send(command, payload, signed: true)
             deliver { completion(reply) }
         }
@@ -125,8 +139,9 @@ public final class PushBusClient: @unchecked Sendable {
             guard let body = try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]) else {
                 return ["code": PushBusCode.invalidRequest, "message": "the payload is not JSON"]
             }
-            let proof: String? = signed ? state.registrationID.flatMap { id in
-                state.deviceSecret.map { Signature.proof(registrationID: id, secret: $0, command: command, payload: body) }
+            let keys = withState { ($0.registrationID, $0.deviceSecret) }
+            let proof: String? = signed ? keys.0.flatMap { id in
+                keys.1.map { Signature.proof(registrationID: id, secret: $0, command: command, payload: body) }
             } : nil
             requestsSent += 1
             if let answer = try? transport.post(command: command, payload: body, proof: proof), answer.status != 503,
@@ -143,16 +158,29 @@ public final class PushBusClient: @unchecked Sendable {
 
     /// The server deleted this device: stop, forget its credentials, tell the app once.
     private func forget() {
-        guard !state.deleted else { return }
-        state.deleted = true
-        state.registrationID = nil
-        state.deviceSecret = nil
-        try? state.save(to: stateURL)
+        let first = withState(save: true) { state -> Bool in
+            guard !state.deleted else { return false }
+            state.deleted = true
+            state.registrationID = nil
+            state.deviceSecret = nil
+            return true
+        }
+        guard first else { return }
         let handler = onDeviceDeleted
         deliver { handler?() }
     }
 
     private func deliver(_ work: @escaping () -> Void) { callbackQueue.async(execute: work) }
+
+    // MARK: state the extensions keep
+
+    /// The device's channel subscriptions (TikPush), read at once from its state.
+    var subscriptions: [DeviceState.Subscription] { withState { $0.subscriptions } }
+
+    /// Changes the subscriptions and saves them.
+    func updateSubscriptions(_ change: (inout [DeviceState.Subscription]) -> Void) {
+        withState(save: true) { change(&$0.subscriptions) }
+    }
 
     // MARK: the live channel
 
@@ -161,27 +189,28 @@ public final class PushBusClient: @unchecked Sendable {
     public func connectChannel() {
         guard let url = configuration.channelURL else { return }
         queue.async { [self] in
-            guard channel == nil, !state.deleted else { return }
-            if state.registrationID == nil, registerNow() != PushBusCode.success { return }
+            guard withState({ _ in channel == nil }), !withState({ $0.deleted }) else { return }
+            if registrationID == nil, registerNow() != PushBusCode.success { return }
             #if os(Linux)
             let context = url.scheme?.lowercased() == "wss" ? try? TLSSocket.Context(caFile: configuration.caFile) : nil
             let make: () throws -> ChannelConnection = { try SocketChannelConnection(url: url, context: context, readTimeout: 1) }
             #else
             let make: () throws -> ChannelConnection = { try URLSessionChannelConnection(url: url) }
             #endif
-            let channel = LiveChannel(url: url, makeConnection: make, hello: { [weak self] in self?.hello() },
-                                      deliver: { [weak self] message in self?.handOver(message) },
-                                      seen: { [weak self] id in self?.queue.sync { self?.state.seenMessages.contains(id) } ?? true },
-                                      remember: { [weak self] id in self?.rememberMessage(id) },
-                                      stopped: { [weak self] stop in self?.channelStopped(stop) })
-            self.channel = channel
-            channel.start()
+            weak var client = self
+            let live = LiveChannel(url: url, makeConnection: make, hello: { client?.hello() },
+                                   deliver: { message in client?.handOver(message) },
+                                   seen: { id in client?.withState { $0.seenMessages.contains(id) } ?? true },
+                                   remember: { id in client?.rememberMessage(id) },
+                                   stopped: { stop in client?.channelStopped(stop) })
+            withState { _ in channel = live }
+            live.start()
         }
     }
 
     /// Closes the device channel (the app went to the background).
     public func disconnectChannel() {
-        let current: LiveChannel? = queue.sync {
+        let current: LiveChannel? = withState { _ in
             defer { channel = nil }
             return channel
         }
@@ -191,12 +220,15 @@ public final class PushBusClient: @unchecked Sendable {
     /// Whether the channel is connected and welcomed now, how many connections it has made, and how
     /// many messages the server sent again that the app had already been handed (not handed twice).
     public var channelState: (open: Bool, connections: Int, repeats: Int) {
-        queue.sync { (channel?.isOpen ?? false, channel?.connections ?? 0, channel?.repeats ?? 0) }
+        let current = withState { _ in channel }
+        return (current?.isOpen ?? false, current?.connections ?? 0, current?.repeats ?? 0)
     }
 
     /// The signed hello of DESIGN.md: frame 1 the payload, frame 2 the proof of "channel.hello".
     private func hello() -> (payload: String, proof: String)? {
-        queue.sync {
+        let current = withState { $0 }
+        do {
+            let state = current
             guard !state.deleted, let id = state.registrationID, let secret = state.deviceSecret else { return nil }
             let fields: [String: Any] = ["app_key": configuration.appKey, "registration_id": id, "ts": Int(Date().timeIntervalSince1970),
                                          "nonce": Signature.nonce()]
@@ -213,16 +245,15 @@ public final class PushBusClient: @unchecked Sendable {
     }
 
     private func rememberMessage(_ id: String) {
-        queue.sync {
+        withState(save: true) { state in
             state.seenMessages.append(id)
             if state.seenMessages.count > DeviceState.seenLimit { state.seenMessages.removeFirst(state.seenMessages.count - DeviceState.seenLimit) }
-            try? state.save(to: stateURL)
         }
     }
 
     private func channelStopped(_ stop: LiveChannel.Stop) {
         queue.async { [self] in
-            channel = nil
+            withState { _ in channel = nil }
             switch stop {
             case .requested: return
             case .deleted: forget()

@@ -296,6 +296,33 @@ struct SDKTests {
         client.disconnectChannel()
     }
 
+    @Test("TikPush's channels: the device's own list answers at once and survives a restart, the server follows it, sync settles the whole list")
+    func channelSubscriptionsOfflineFirst() throws {
+        let setup = try Setup()
+        let client = try setup.client()
+        _ = try Self.wait { (done: @escaping ((Int, String?)) -> Void) in client.register { done(($0, $1)) } }
+        let subscribed: Int = try Self.wait { done in client.registerForChannel("scores", expiresAt: Date().addingTimeInterval(3600),
+                                                                                 backgroundPush: true, completion: done) }
+        #expect(subscribed == 0 && client.isRegisteredForChannel("scores"))
+        let expired: Int = try Self.wait { done in client.registerForChannel("old", expiresAt: Date().addingTimeInterval(-60), completion: done) }
+        #expect(!client.isRegisteredForChannel("old"), "an expired subscription is not registered (the server answered \(expired))")
+        let status: (Int, Bool) = try Self.wait { done in client.channelStatus("scores") { done(($0, $1)) } }
+        #expect(status == (0, true))
+        // Another launch reads the same list.
+        let again = try setup.client()
+        #expect(again.isRegisteredForChannel("scores"))
+        let removed: Int = try Self.wait { done in again.unregisterForChannel("scores", completion: done) }
+        #expect(removed == 0 && !again.isRegisteredForChannel("scores"))
+        let gone: (Int, Bool) = try Self.wait { done in again.channelStatus("scores") { done(($0, $1)) } }
+        #expect(gone == (0, false))
+        // The whole list, settled at once: what the server holds afterwards is the device's list.
+        _ = try Self.wait { (done: @escaping (Int) -> Void) in again.registerForChannel("news", completion: done) }
+        let synced: (Int, [String]) = try Self.wait { done in again.syncChannels { done(($0, $1)) } }
+        #expect(synced.0 == 0 && synced.1.contains("news") && !synced.1.contains("scores"), "\(synced)")
+        let reset: Int = try Self.wait { done in again.resetAllSubscriptions(completion: done) }
+        #expect(reset == 0 && !again.isRegisteredForChannel("news"))
+    }
+
     @Test("a device its app deletes stops its SDK: 1008, the app told once, the registration forgotten")
     func aDeletedDeviceStopsItsSDK() throws {
         let setup = try Setup()
