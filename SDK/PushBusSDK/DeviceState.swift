@@ -17,10 +17,12 @@ struct DeviceState: Codable, Equatable {
     static let seenLimit = 1000
     /// TikPush's channel subscriptions, as the device last set them.
     var subscriptions: [Subscription] = []
+    /// The MA EUID of the last start.
+    var euid: String?
 
     init(deviceID: String) { self.deviceID = deviceID }
 
-    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages, subscriptions }
+    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages, subscriptions, euid }
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -31,6 +33,7 @@ struct DeviceState: Codable, Equatable {
         deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted) ?? false
         seenMessages = try container.decodeIfPresent([String].self, forKey: .seenMessages) ?? []
         subscriptions = try container.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
+        euid = try container.decodeIfPresent(String.self, forKey: .euid)
     }
 
     static func load(from url: URL) -> DeviceState? {

@@ -20,6 +20,12 @@ public final class PushBusClient: @unchecked Sendable {
     /// (its proof), `deleted`.
     public var onChannelStopped: ((String) -> Void)?
     private var channel: LiveChannel?
+    /// MA's events waiting to be reported, and how (under `lock`, as the state).
+    var pendingEvents: [[String: Any]] = []
+    var reportInterval = 10
+    var maxEventCacheCount = 30
+    var utmProperties: [String: Any] = [:]
+    var flushScheduled = false
 
     /// Runs `body` on the state under the lock; `save` writes the file when it changed.
     @discardableResult

@@ -18,4 +18,8 @@ public enum PushBusCode {
     public static let mobileFormat = 6023
     public static let internalError = 6024
     public static let mobileTooLong = 6025
+    // MA (seed 003)
+    public static let maFailed = -1
+    public static let maNotStarted = -2
+    public static let maInvalidParameter = -3
 }

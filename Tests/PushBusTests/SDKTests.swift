@@ -323,6 +323,54 @@ struct SDKTests {
         #expect(reset == 0 && !again.isRegisteredForChannel("news"))
     }
 
+    @Test("MTMAService: start gives the EUID; identify, contacts, events and every property operation are stored, as the app's server reads them")
+    func maCallsAreStored() throws {
+        let setup = try Setup()
+        try setup.stack.startService("analytics")
+        let client = try setup.client()
+        _ = try Self.wait { (done: @escaping ((Int, String?)) -> Void) in client.register { done(($0, $1)) } }
+        let early: (Int, String) = try Self.wait { done in client.setProperty(["level": 1], completion: { done(($0, $1)) }) }
+        #expect(early.0 == -2, "before start: \(early)")
+        let started: MAInitResult = try Self.wait { done in client.maStart(completion: done) }
+        let euid = try #require(started.euid, "\(started)")
+        #expect(started.isSuccess && client.euid == euid)
+        let identified: (Int, String) = try Self.wait { done in client.identifyAccount(MAUserID(userID: "user-42", email: "a@example.com"),
+                                                                                          completion: { done(($0, $1)) }) }
+        #expect(identified.0 == 0, "\(identified)")
+        let contact: (Int, String) = try Self.wait { done in client.setUserContact(["mobile_phone": "+8613800000000"], completion: { done(($0, $1)) }) }
+        #expect(contact.0 == 0, "\(contact)")
+        let operations: [(String, (@escaping PushBusClient.MACompletion) -> Void)] = [
+            ("set", { client.setProperty(["level": 3, "name": "Ann"], completion: $0) }),
+            ("set one", { client.setProperty("city", to: "Oslo", completion: $0) }),
+            ("increase", { client.increaseProperty("level", by: 2, completion: $0) }),
+            ("add", { client.addProperty("hobbies", values: ["chess", "golf"], completion: $0) }),
+            ("remove", { client.removeProperty("hobbies", values: ["golf"], completion: $0) }),
+            ("delete", { client.deleteProperty("name", completion: $0) }),
+            ("add object", { client.addObjectArrayProperty("orders", object: ["id": "o1", "total": 10], completion: $0) }),
+            ("update object", { client.updateObjectArrayProperty("orders", identifierKey: "id", identifierValue: "o1", values: ["total": 12], completion: $0) }),
+        ]
+        for (name, call) in operations {
+            let result: (Int, String) = try Self.wait { done in call { done(($0, $1)) } }
+            #expect(result.0 == 0, "\(name): \(result)")
+        }
+        let badChannel: (Int, String) = try Self.wait { done in client.setChannelValue(channelID: 0, values: ["x"], completion: { done(($0, $1)) }) }
+        #expect(badChannel.0 == -3)
+        client.setMaxEventCacheCount(100)
+        client.eventRecord("purchase", properties: ["sku": "a1"])
+        client.eventRecord("purchase", properties: ["sku": "b2"])
+        let flushed: (Int, Int) = try Self.wait { done in client.flushEvents { done(($0, $1)) } }
+        #expect(flushed == (0, 2), "\(flushed)")
+
+        // What the app's server reads (signed as the app).
+        let profile = try setup.stack.client().json("ma.profile", ["app_key": .string(setup.appKey), "euid": .string(euid)])
+        #expect(profile["properties"]?["level"]?.number == 5, "\(profile)")
+        #expect(profile["properties"]?["city"]?.string == "Oslo")
+        #expect(profile["properties"]?["name"] == nil || profile["properties"]?["name"] == .null)
+        #expect(profile["properties"]?["hobbies"] == .array(["chess".json]), "\(profile)")
+        #expect(profile["contacts"]?["mobile_phone"]?.string == "+8613800000000", "\(profile)")
+        #expect("\(profile["identities"] ?? .null)".contains("user-42"), "\(profile)")
+    }
+
     @Test("a device its app deletes stops its SDK: 1008, the app told once, the registration forgotten")
     func aDeletedDeviceStopsItsSDK() throws {
         let setup = try Setup()
