@@ -149,6 +149,16 @@ extension PushBusClient {
         perform("stats.report", ["kind": kind, "msg_id": msgID]) { reply in completion?(Self.code(reply)) }
     }
 
+    /// The user's answer to the notification permission (`granted`, `denied`, `provisional`): a
+    /// push marked `notification_reminder` reaches a device that denied notifications over the
+    /// live channel, as a reminder, instead of through APNs.
+    public func setNotificationAuthorization(_ status: String, completion: ((PushBusError?) -> Void)? = nil) {
+        guard ["granted", "denied", "provisional"].contains(status) else {
+            return refuse(PushBusCode.invalidRequest) { _ in completion?(PushBusError(code: PushBusCode.invalidRequest, message: "granted, denied or provisional")) }
+        }
+        perform("device.update", ["notification_authorization": status]) { reply in completion?(Self.error(reply)) }
+    }
+
     // MARK: VoIP and Live Activity tokens
 
     /// The PushKit token, for VoIP pushes (nil unregisters).

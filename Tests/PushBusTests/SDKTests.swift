@@ -371,6 +371,44 @@ struct SDKTests {
         #expect("\(profile["identities"] ?? .null)".contains("user-42"), "\(profile)")
     }
 
+    @Test("an in-app message arrives on pageEnterTo of its page (not another); a notification_reminder arrives as a reminder once the app reported notifications denied")
+    func inAppMessagesAndReminders() throws {
+        let setup = try Setup(withPush: true)
+        let push = try #require(setup.push)
+        try setup.stack.startService("channel", extra: setup.channelFlags)
+        let client = try setup.client()
+        let received = Locked<[String]>([])
+        client.onMessage = { message in received.update { $0.append("\(message["kind"] as? String ?? "?"):\(message["msg_id"] as? String ?? "?")") } }
+        let registered: (Int, String?) = try Self.wait { done in client.register(apnsToken: Data(repeating: 0xCD, count: 32)) { done(($0, $1)) } }
+        let id = try #require(registered.1)
+        try push.waitUntilKnown([id])
+        client.connectChannel()
+        #expect(eventually(20) { client.channelState.open })
+        func send(_ body: [String: JSONValue], options: [String: JSONValue] = [:]) throws -> String {
+            var content = body
+            content["platform"] = "all".json
+            if !options.isEmpty { content["options"] = .object(options) }
+            let reply = try push.call("push.send", ["app_key": .string(setup.appKey), "to": .object(["registration_id": .array([.string(id)])]),
+                                                    "body": .object(content)])
+            return try #require(reply["msg_id"]?.string, "\(reply)")
+        }
+        let inapp = try send(["inapp_message": .object(["type": "banner".json, "title": "Sale".json, "content": "50% off".json,
+                                                        "target": .array(["home".json])])])
+        client.pageEnterTo("settings")
+        sleep(1)
+        #expect(received.get().isEmpty, "\(received.get())")
+        client.pageLeave("settings")
+        client.pageEnterTo("home")
+        #expect(eventually(20) { received.get() == ["inapp:\(inapp)"] }, "\(received.get())")
+
+        let denied: PushBusError? = try Self.wait { done in client.setNotificationAuthorization("denied", completion: done) }
+        #expect(denied == nil)
+        let reminder = try send(["notification": .object(["ios": .object(["alert": .object(["title": "Hi".json, "body": "remember".json])])])],
+                                options: ["notification_reminder": .bool(true)])
+        #expect(eventually(20) { received.get().contains("reminder:\(reminder)") }, "\(received.get())")
+        client.disconnectChannel()
+    }
+
     @Test("a device its app deletes stops its SDK: 1008, the app told once, the registration forgotten")
     func aDeletedDeviceStopsItsSDK() throws {
         let setup = try Setup()
