@@ -160,6 +160,8 @@ let package = Package(
                 path: "SDK/PushBusSDK", swiftSettings: [.swiftLanguageMode(.v5)]),
         // A simulated phone on the SDK, for operators and tests.
         .executableTarget(name: "pushbus-device", dependencies: ["PushBusSDK"], path: "SDK/Device", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // N SDK instances in one process against a running stack (Tools/bench-sdk.sh).
+        .executableTarget(name: "bench-sdk", dependencies: ["PushBusSDK"], path: "Tools/BenchSDK", swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(name: "pushbus-replay", dependencies: ["ReplayKit", "Runtime", "Schema", "Credentials"], path: "Tools/Replay"),
         .executableTarget(name: "pushbus-backup", dependencies: ["Credentials", "SQLite", "Runtime"], path: "Tools/Backup"),
         .target(name: "FuzzKit", dependencies: ["ZeroMQ", "JSON", "Schema", "Majordomo", "ReplayKit", "Client", "Credentials"],

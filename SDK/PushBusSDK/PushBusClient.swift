@@ -150,7 +150,9 @@ public final class PushBusClient: @unchecked Sendable {
                 keys.1.map { Signature.proof(registrationID: id, secret: $0, command: command, payload: body) }
             } : nil
             requestsSent += 1
-            if let answer = try? transport.post(command: command, payload: body, proof: proof), answer.status != 503,
+            // 503 (the bus did not answer) and 429 (the edge's own rate, e.g. registrations from one
+            // address) are the server's "later": tried again. A 6011 the bus answers is the seed's code.
+            if let answer = try? transport.post(command: command, payload: body, proof: proof), answer.status != 503, answer.status != 429,
                let reply = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any], let code = reply["code"] as? Int,
                code != PushBusCode.timeout {
                 if code == PushBusCode.appKeyInvalid, (reply["message"] as? String)?.contains("deleted") == true { forget() }
@@ -198,7 +200,7 @@ public final class PushBusClient: @unchecked Sendable {
             guard withState({ _ in channel == nil }), !withState({ $0.deleted }) else { return }
             if registrationID == nil, registerNow() != PushBusCode.success { return }
             #if os(Linux)
-            let context = url.scheme?.lowercased() == "wss" ? try? TLSSocket.Context(caFile: configuration.caFile) : nil
+            let context = url.scheme?.lowercased() == "wss" ? try? TLSSocket.Context.shared(caFile: configuration.caFile) : nil
             let make: () throws -> ChannelConnection = { try SocketChannelConnection(url: url, context: context, readTimeout: 1) }
             #else
             let make: () throws -> ChannelConnection = { try URLSessionChannelConnection(url: url) }

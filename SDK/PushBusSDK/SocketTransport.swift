@@ -18,7 +18,7 @@ public final class SocketTransport: DeviceTransport {
         }
         self.host = host
         port = server.port ?? (scheme == "https" ? 443 : 80)
-        context = scheme == "https" ? try TLSSocket.Context(caFile: caFile) : nil
+        context = scheme == "https" ? try TLSSocket.Context.shared(caFile: caFile) : nil
         self.timeout = timeout
     }
 

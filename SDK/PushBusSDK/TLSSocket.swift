@@ -20,6 +20,21 @@ final class TLSSocket {
         }
 
         deinit { SSL_CTX_free(context) }
+
+        /// One context per trust store, shared by every connection of every client in the process: a
+        /// context holds the parsed certificates (hundreds of KiB for the system's store), so an app
+        /// with one client, or a test with thousands, loads them once.
+        static func shared(caFile: String?) throws -> Context {
+            cacheLock.lock()
+            defer { cacheLock.unlock() }
+            if let context = cache[caFile ?? ""] { return context }
+            let context = try Context(caFile: caFile)
+            cache[caFile ?? ""] = context
+            return context
+        }
+
+        private static let cacheLock = NSLock()
+        nonisolated(unsafe) private static var cache: [String: Context] = [:]
     }
 
     private(set) var fd: Int32 = -1
@@ -28,8 +43,14 @@ final class TLSSocket {
     private let lock = NSLock()
     private let host: String
 
+    /// OpenSSL writes with write(2), which raises SIGPIPE on a connection the peer closed and would
+    /// end the app: the SDK ignores SIGPIPE (once, on its first connection), as networking libraries
+    /// on Linux do; the write then fails with EPIPE and the connection is made again.
+    private static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
     /// Connects to `host:port` (TLS with `context`, checking the certificate names `host`).
     init(host: String, port: Int, context: Context?, timeout: Double) throws {
+        _ = Self.ignoreBrokenPipes
         self.host = host
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
