@@ -34,6 +34,7 @@ bench: release
 	./Tools/bench-push.sh
 	./Tools/bench-api.sh
 	./Tools/bench-edge.sh
+	./Tools/bench-sdk.sh
 	./Tools/bench-channel.sh
 	./Tools/bench-stack.sh
 	./Tools/bench-allocations.sh
