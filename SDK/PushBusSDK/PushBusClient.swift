@@ -159,6 +159,7 @@ public final class PushBusClient: @unchecked Sendable {
                 return reply
             }
             // No answer, or the backend's "retry": wait, then try again.
+            PushBusLog.say(.debug, "\(command): no answer from \(configuration.server), again in \(String(format: "%.1f", delay)) s")
             Thread.sleep(forTimeInterval: delay * Double.random(in: 0.75...1.25))
             delay = min(retryMax, delay * 2)
         }
@@ -268,6 +269,7 @@ public final class PushBusClient: @unchecked Sendable {
             case .replaced, .refused: break
             }
             let handler = onChannelStopped
+            PushBusLog.say(.error, "the live channel stopped: \(stop)")
             let reason: String
             switch stop {
             case .replaced: reason = "replaced"

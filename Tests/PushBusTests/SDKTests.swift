@@ -31,7 +31,7 @@ struct SDKTests {
             } else {
                 push = nil
                 stack = try TestStack(gatewayArguments: ["--heartbeat-ms", "200", "--request-timeout-ms", "3000"])
-                try stack.start(["registration", "tagging", "badge"])
+                try stack.start(["registration", "tagging", "badge", "analytics"])
                 _ = try stack.client().json("app.create", ["name": .string(appKey), "app_key": .string(appKey)])
             }
             api = try RunningProcess(TestPaths.executable("api"),
@@ -174,11 +174,13 @@ struct SDKTests {
         #expect(otherID.0 == 0 && otherID.1 != registered.1)
     }
 
-    @Test("calls made while the gateway is stopped each complete once after it returns, in the order made")
+    @Test("tags, alias and MA calls made while the gateway is stopped each complete once after it returns, in the order made")
     func callsWaitOutAStoppedGatewayInOrder() throws {
         let setup = try Setup()
         let client = try setup.client()
         _ = try Self.wait { (done: @escaping ((Int, String?)) -> Void) in client.register { done(($0, $1)) } }
+        let started: MAInitResult = try Self.wait { done in client.maStart(completion: done) }
+        #expect(started.isSuccess)
         let gateway = try #require(setup.stack.gateway?.process.processIdentifier)
         kill(gateway, SIGSTOP)
         let order = Locked<[String]>([])
@@ -193,12 +195,16 @@ struct SDKTests {
             order.update { $0.append("alias:\(code)") }
             finished.signal()
         }, seq: 0)
+        client.setProperty(["plan": "gold"], completion: { code, _ in
+            order.update { $0.append("property:\(code)") }
+            finished.signal()
+        })
         sleep(4)
         #expect(order.get().isEmpty, "answered while the gateway was stopped: \(order.get())")
         kill(gateway, SIGCONT)
-        for _ in 0..<4 { #expect(finished.wait(timeout: .now() + 60) == .success) }
+        for _ in 0..<5 { #expect(finished.wait(timeout: .now() + 60) == .success) }
         usleep(500_000)
-        #expect(order.get() == ["a:0", "b:0", "c:0", "alias:0"], "\(order.get())")
+        #expect(order.get() == ["a:0", "b:0", "c:0", "alias:0", "property:0"], "\(order.get())")
         let all: TagsResult = try Self.wait { done in client.getAllTags({ done(($0, $1, $2)) }, seq: 0) }
         #expect(all.tags == ["a", "b", "c"])
     }
@@ -326,7 +332,6 @@ struct SDKTests {
     @Test("MTMAService: start gives the EUID; identify, contacts, events and every property operation are stored, as the app's server reads them")
     func maCallsAreStored() throws {
         let setup = try Setup()
-        try setup.stack.startService("analytics")
         let client = try setup.client()
         _ = try Self.wait { (done: @escaping ((Int, String?)) -> Void) in client.register { done(($0, $1)) } }
         let early: (Int, String) = try Self.wait { done in client.setProperty(["level": 1], completion: { done(($0, $1)) }) }
