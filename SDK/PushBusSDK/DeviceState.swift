@@ -19,10 +19,20 @@ struct DeviceState: Codable, Equatable {
     var subscriptions: [Subscription] = []
     /// The MA EUID of the last start.
     var euid: String?
+    /// Commands made but not yet answered, oldest first: sent again, in order, by the next launch
+    /// when the app ended before the server answered them (offline, say).
+    var journal: [JournalEntry] = []
+
+    struct JournalEntry: Codable, Equatable {
+        var id: String
+        var command: String
+        /// The command's fields as JSON text (the SDK adds app_key, registration_id, ts, nonce when sending).
+        var fields: Data
+    }
 
     init(deviceID: String) { self.deviceID = deviceID }
 
-    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages, subscriptions, euid }
+    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages, subscriptions, euid, journal }
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -34,6 +44,7 @@ struct DeviceState: Codable, Equatable {
         seenMessages = try container.decodeIfPresent([String].self, forKey: .seenMessages) ?? []
         subscriptions = try container.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
         euid = try container.decodeIfPresent(String.self, forKey: .euid)
+        journal = try container.decodeIfPresent([JournalEntry].self, forKey: .journal) ?? []
     }
 
     static func load(from url: URL) -> DeviceState? {

@@ -59,7 +59,15 @@ public final class PushBusClient: @unchecked Sendable {
         #endif
         stateURL = configuration.stateDirectory.appendingPathComponent("pushbus-device.json")
         state = DeviceState.load(from: stateURL) ?? DeviceState(deviceID: UUID().uuidString.lowercased())
+        // What the last launch left unanswered goes first, in its order; its callbacks went with it.
+        for entry in state.journal {
+            guard let fields = (try? JSONSerialization.jsonObject(with: entry.fields)) as? [String: Any] else { continue }
+            queue.async { [self] in run(entry.command, fields, journalID: entry.id) { _ in } }
+        }
     }
+
+    /// Commands that only read: not kept for the next launch (their answer is for this one).
+    static let reads: Set<String> = ["tags.get", "tags.valid", "alias.get", "badge.get", "local.find", "channel.status", "ma.profile", "device.get"]
 
     // MARK: registration
 
@@ -113,19 +121,38 @@ public final class PushBusClient: @unchecked Sendable {
     /// the device, registering first if it is not yet; `completion` gets the reply on the callback
     /// queue (`code` always present).
     func perform(_ command: String, _ fields: [String: Any], completion: @escaping ([String: Any]) -> Void) {
-        queue.async { [self] in
-            if withState({ $0.deleted }) { return deliver { completion(["code": PushBusCode.appKeyInvalid, "message": "device deleted"]) } }
-            if registrationID == nil {
-                let code = registerNow()
-                guard code == PushBusCode.success else { return deliver { completion(["code": code]) } }
-            }
-            var payload = fields
-            payload["app_key"] = configuration.appKey
-            payload["registration_id"] = registrationID
-            let reply = send(command, payload, signed: true)
-            deliver { completion(reply) }
-        }
+        // A command that changes something is journaled before it is queued: if the app ends before
+        // the server answers, the next launch sends it (at least once: one answered just before the
+        // end, its answer lost, goes again).
+        let journalID: String? = Self.reads.contains(command) ? nil : journal(command, fields)
+        queue.async { [self] in run(command, fields, journalID: journalID, completion: completion) }
     }
+
+    /// Keeps `command` in the journal; its entry's id (nil when the fields are not JSON).
+    private func journal(_ command: String, _ fields: [String: Any]) -> String? {
+        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return nil }
+        let id = UUID().uuidString
+        withState(save: true) { $0.journal.append(DeviceState.JournalEntry(id: id, command: command, fields: data)) }
+        return id
+    }
+
+    /// On the queue: one command, registering first if needed; out of the journal once answered.
+    private func run(_ command: String, _ fields: [String: Any], journalID: String?, completion: @escaping ([String: Any]) -> Void) {
+        defer { if let journalID { withState(save: true) { $0.journal.removeAll { $0.id == journalID } } } }
+        if withState({ $0.deleted }) { return deliver { completion(["code": PushBusCode.appKeyInvalid, "message": "device deleted"]) } }
+        if registrationID == nil {
+            let code = registerNow()
+            guard code == PushBusCode.success else { return deliver { completion(["code": code]) } }
+        }
+        var payload = fields
+        payload["app_key"] = configuration.appKey
+        payload["registration_id"] = registrationID
+        let reply = send(command, payload, signed: true)
+        deliver { completion(reply) }
+    }
+
+    /// Commands made and not yet answered (they survive the app's end).
+    public var unansweredCommands: Int { withState { $0.journal.count } }
 
     /// Answers `completion` with `code` on the callback queue, without sending anything (a refusal
     /// of the SDK's own checks), after the commands already queued, so completions stay in order.

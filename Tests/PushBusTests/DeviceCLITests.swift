@@ -22,4 +22,30 @@ struct DeviceCLITests {
         let status = shell.waitForExit(120)
         #expect(status == 0 && shell.output.contains("OK "), "\(shell.output)")
     }
+
+    /// An app killed while its command waits for a server that does not answer: the next launch
+    /// sends it first, then what it was asked.
+    @Test func aCommandMadeOfflineIsSentByTheNextLaunch() throws {
+        let setup = try SDKTests.Setup()
+        let phone = ["--server", "https://localhost:\(setup.apiPort)", "--ca-file", setup.certificates.ca, "--app-key", setup.appKey,
+                     "--state", setup.directory + "/offline-phone"]
+        let device = TestPaths.executable("pushbus-device")
+        let register = try RunningProcess(device, phone + ["register"], logDirectory: setup.stack.logDirectory)
+        #expect(register.waitForExit(30) == 0, "\(register.output)")
+        let gateway = try #require(setup.stack.gateway?.process.processIdentifier)
+        kill(gateway, SIGSTOP)
+        let offline = try RunningProcess(device, phone + ["tags", "add", "offline"], logDirectory: setup.stack.logDirectory)
+        sleep(3)
+        #expect(offline.isRunning, "the command should still wait for the server: \(offline.output)")
+        offline.kill()
+        _ = offline.waitForExit(10)
+        let state = try String(contentsOfFile: setup.directory + "/offline-phone/pushbus-device.json", encoding: .utf8)
+        #expect(state.contains("tags.add"), "the unanswered command is not in the journal: \(state)")
+        kill(gateway, SIGCONT)
+        let next = try RunningProcess(device, phone + ["tags", "get"], logDirectory: setup.stack.logDirectory)
+        #expect(next.waitForExit(60) == 0, "\(next.output)")
+        #expect(next.output.contains("\"offline\""), "the next launch did not send it: \(next.output)")
+        let after = try String(contentsOfFile: setup.directory + "/offline-phone/pushbus-device.json", encoding: .utf8)
+        #expect(!after.contains("tags.add"), "answered, it stays in the journal")
+    }
 }
