@@ -16,6 +16,13 @@ public final class PushBusClient: @unchecked Sendable {
     /// A live message (`kind` `message`, `inapp` or `reminder`, with its fields): called on the
     /// callback queue, once per msg_id, and acknowledged to the server once it returns.
     public var onMessage: (([String: Any]) -> Void)?
+    /// By kind, as the seed's delegates split them, each called after `onMessage`: a custom message
+    /// (`kMTCNetworkDidReceiveMessageNotification`), an in-app message (`mtPushInAppMessageDidShow`,
+    /// the app shows it), an in-app notification for a device whose notifications are off
+    /// (`mtPushNotiInMessageDidShowWithContent`).
+    public var onCustomMessage: (([String: Any]) -> Void)?
+    public var onInAppMessage: (([String: Any]) -> Void)?
+    public var onReminder: (([String: Any]) -> Void)?
     /// The channel stopped by itself: `replaced` (this device connected elsewhere), `refused`
     /// (its proof), `deleted`.
     public var onChannelStopped: ((String) -> Void)?
@@ -276,8 +283,18 @@ public final class PushBusClient: @unchecked Sendable {
 
     /// On the channel's thread: the app's handler runs (on the callback queue) before the ack goes.
     private func handOver(_ message: [String: Any]) {
-        guard let handler = onMessage else { return }
-        callbackQueue.sync { handler(message) }
+        let byKind: (([String: Any]) -> Void)?
+        switch message["kind"] as? String {
+        case "message": byKind = onCustomMessage
+        case "inapp": byKind = onInAppMessage
+        case "reminder": byKind = onReminder
+        default: byKind = nil
+        }
+        let all = onMessage
+        callbackQueue.sync {
+            all?(message)
+            byKind?(message)
+        }
     }
 
     private func rememberMessage(_ id: String) {

@@ -384,6 +384,10 @@ struct SDKTests {
         let client = try setup.client()
         let received = Locked<[String]>([])
         client.onMessage = { message in received.update { $0.append("\(message["kind"] as? String ?? "?"):\(message["msg_id"] as? String ?? "?")") } }
+        let byKind = Locked<[String]>([])
+        client.onInAppMessage = { message in byKind.update { $0.append("inapp:\(message["title"] as? String ?? "?")") } }
+        client.onReminder = { _ in byKind.update { $0.append("reminder") } }
+        client.onCustomMessage = { _ in byKind.update { $0.append("custom") } }
         let registered: (Int, String?) = try Self.wait { done in client.register(apnsToken: Data(repeating: 0xCD, count: 32)) { done(($0, $1)) } }
         let id = try #require(registered.1)
         try push.waitUntilKnown([id])
@@ -411,6 +415,7 @@ struct SDKTests {
         let reminder = try send(["notification": .object(["ios": .object(["alert": .object(["title": "Hi".json, "body": "remember".json])])])],
                                 options: ["notification_reminder": .bool(true)])
         #expect(eventually(20) { received.get().contains("reminder:\(reminder)") }, "\(received.get())")
+        #expect(byKind.get() == ["inapp:Sale", "reminder"], "the delegates by kind: \(byKind.get())")
         client.disconnectChannel()
     }
 
