@@ -41,24 +41,9 @@ final class SocketChannelConnection: ChannelConnection {
         let request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try socket.write(Array(request.utf8))
-        let end: [UInt8] = [13, 10, 13, 10]
-        var headEnd: Int?
-        let deadline = Date().addingTimeInterval(10)
-        while headEnd == nil {
-            if input.count >= 4 { headEnd = (0...(input.count - 4)).first { input[$0..<($0 + 4)].elementsEqual(end) } }
-            if headEnd == nil {
-                guard Date() < deadline else { throw TransportError("no handshake answer from \(host)") }
-                if let bytes = try socket.read() { input += bytes }
-            }
-        }
-        let head = String(decoding: input[0..<headEnd!], as: UTF8.self)
-        input.removeFirst(headEnd! + 4)
-        let lines = head.components(separatedBy: "\r\n")
-        guard lines[0].split(separator: " ").dropFirst().first == "101" else {
-            throw TransportError("the channel refused the upgrade: \(lines[0])")
-        }
-        let accept = lines.dropFirst().first { $0.lowercased().hasPrefix("sec-websocket-accept:") }?
-            .split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
+        let head = try HTTPHead.read(from: socket, into: &input, host: host, deadline: Date().addingTimeInterval(10))
+        guard head.status == 101 else { throw TransportError("the channel refused the upgrade: \(head.statusLine)") }
+        let accept = head.headers["sec-websocket-accept"]
         guard accept == WebSocketFrames.accept(for: key) else { throw TransportError("the channel's Sec-WebSocket-Accept does not match") }
     }
 

@@ -163,7 +163,7 @@ extension PushBusClient {
 
     /// The PushKit token, for VoIP pushes (nil unregisters).
     public func registerVoipToken(_ token: Data?, completion: ((PushBusError?) -> Void)? = nil) {
-        perform("device.update", ["voip_token": token.map(Self.hex) as Any? ?? NSNull()]) { reply in completion?(Self.error(reply)) }
+        perform("device.update", ["voip_token": token.map(\.hexString) as Any? ?? NSNull()]) { reply in completion?(Self.error(reply)) }
     }
 
     /// A Live Activity's push token, under the app's `liveActivityID` (at most 24 bytes).
@@ -171,16 +171,14 @@ extension PushBusClient {
         guard !liveActivityID.isEmpty, liveActivityID.utf8.count <= 24 else {
             return refuse(PushBusCode.invalidRequest) { _ in completion?(PushBusCode.invalidRequest, liveActivityID, pushToken, seq) }
         }
-        let fields: [String: Any] = ["live_activity_id": liveActivityID, "token": pushToken.map(Self.hex) as Any? ?? NSNull()]
+        let fields: [String: Any] = ["live_activity_id": liveActivityID, "token": pushToken.map(\.hexString) as Any? ?? NSNull()]
         perform("device.live_activity_token", fields) { reply in completion?(Self.code(reply), liveActivityID, pushToken, seq) }
     }
 
     /// A Live Activity type's push-to-start token.
     public func registerLiveActivity(_ activityAttributes: String, pushToStartToken: Data?, completion: LiveActivityTokenCompletion? = nil,
                                      seq: Int) {
-        let fields: [String: Any] = ["activity_attributes": activityAttributes, "token": pushToStartToken.map(Self.hex) as Any? ?? NSNull()]
+        let fields: [String: Any] = ["activity_attributes": activityAttributes, "token": pushToStartToken.map(\.hexString) as Any? ?? NSNull()]
         perform("device.live_activity_start_token", fields) { reply in completion?(Self.code(reply), activityAttributes, pushToStartToken, seq) }
     }
-
-    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 }

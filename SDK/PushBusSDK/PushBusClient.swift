@@ -85,7 +85,7 @@ public final class PushBusClient: @unchecked Sendable {
     /// registration ID) with `apnsToken` when given. Queued before any command that follows.
     public func register(apnsToken: Data? = nil, completion: ((Int, String?) -> Void)? = nil) {
         queue.async { [self] in
-            if let apnsToken { withState { $0.apnsToken = apnsToken.map { String(format: "%02x", $0) }.joined() } }
+            if let apnsToken { withState { $0.apnsToken = apnsToken.hexString } }
             let code = registerNow()
             let id = registrationID
             deliver { completion?(code, id) }
@@ -269,16 +269,12 @@ public final class PushBusClient: @unchecked Sendable {
 
     /// The signed hello of DESIGN.md: frame 1 the payload, frame 2 the proof of "channel.hello".
     private func hello() -> (payload: String, proof: String)? {
-        let current = withState { $0 }
-        do {
-            let state = current
-            guard !state.deleted, let id = state.registrationID, let secret = state.deviceSecret else { return nil }
-            let fields: [String: Any] = ["app_key": configuration.appKey, "registration_id": id, "ts": Int(Date().timeIntervalSince1970),
-                                         "nonce": Signature.nonce()]
-            guard let payload = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return nil }
-            return (String(decoding: payload, as: UTF8.self),
-                    Signature.proof(registrationID: id, secret: secret, command: "channel.hello", payload: payload))
-        }
+        let (deleted, id, secret) = withState { ($0.deleted, $0.registrationID, $0.deviceSecret) }
+        guard !deleted, let id, let secret else { return nil }
+        let fields: [String: Any] = ["app_key": configuration.appKey, "registration_id": id, "ts": Int(Date().timeIntervalSince1970),
+                                     "nonce": Signature.nonce()]
+        guard let payload = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return nil }
+        return (String(decoding: payload, as: UTF8.self), Signature.proof(registrationID: id, secret: secret, command: "channel.hello", payload: payload))
     }
 
     /// On the channel's thread: the app's handler runs (on the callback queue) before the ack goes.

@@ -15,7 +15,7 @@ enum Signature {
     static func hmacHex(key: Data, message: Data) -> String {
         #if canImport(CryptoKit)
         let code = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key))
-        return code.map { String(format: "%02x", $0) }.joined()
+        return Data(code).hexString
         #else
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
@@ -25,7 +25,7 @@ enum Signature {
                          &digest, &length)
             }
         }
-        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return Data(digest.prefix(Int(length))).hexString
         #endif
     }
 
@@ -34,4 +34,9 @@ enum Signature {
         var generator = SystemRandomNumberGenerator()
         return String(format: "%016llx", generator.next() as UInt64)
     }
+}
+
+extension Data {
+    /// Lower-case hex, two digits a byte: proofs, APNs, VoIP and Live Activity tokens.
+    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }

@@ -51,34 +51,16 @@ public final class SocketTransport: DeviceTransport {
 
     /// Reads one whole answer: its status and body (Content-Length; `Connection: close` closes after it).
     private func readResponse(_ socket: TLSSocket) throws -> (status: Int, body: Data) {
-        func fill() throws {
+        let head = try HTTPHead.read(from: socket, into: &input, host: host, deadline: Date().addingTimeInterval(timeout))
+        let length = head.headers["content-length"].flatMap { Int($0) } ?? 0
+        while input.count < length {
             guard let bytes = try socket.read() else { throw TransportError("no answer from \(host) within \(timeout) s") }
             input += bytes
         }
-        let end: [UInt8] = [13, 10, 13, 10]
-        var headEnd: Int?
-        while headEnd == nil {
-            if input.count >= 4 { headEnd = (0...(input.count - 4)).first { input[$0..<($0 + 4)].elementsEqual(end) } }
-            if headEnd == nil { try fill() }
-        }
-        let head = String(decoding: input[0..<headEnd!], as: UTF8.self)
-        let lines = head.components(separatedBy: "\r\n")
-        let parts = lines[0].split(separator: " ")
-        guard parts.count >= 2, let status = Int(parts[1]) else { throw TransportError("a malformed answer from \(host)") }
-        var length = 0
-        var closes = false
-        for line in lines.dropFirst() {
-            let pair = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2 else { continue }
-            if pair[0].lowercased() == "content-length" { length = Int(pair[1]) ?? 0 }
-            if pair[0].lowercased() == "connection" && pair[1].lowercased() == "close" { closes = true }
-        }
-        let start = headEnd! + 4
-        while input.count < start + length { try fill() }
-        let body = Data(input[start..<(start + length)])
-        input.removeFirst(start + length)
-        if closes { close() }
-        return (status, body)
+        let body = Data(input[0..<length])
+        input.removeFirst(length)
+        if head.headers["connection"]?.lowercased() == "close" { close() }
+        return (head.status, body)
     }
 }
 #endif
