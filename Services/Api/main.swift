@@ -21,7 +21,7 @@ do {
                   logger: logger)
     let edge = DeviceEdge(bus: bus, settings: try options.edge(), logger: logger)
     let (host, port) = try options.address()
-    let tls = try options.tlsCertificate.map { certificate in try TLSIdentity(certificateFile: certificate, keyFile: options.tlsKey ?? "") }
+    let tls = try TLSIdentity.load(certificateFile: options.tlsCertificate, keyFile: options.tlsKey)
     // REST requests are answered on a pool of threads (each waits on its bus calls); device
     // requests are relayed without a thread (the bus loop answers them); the connections
     // themselves, however many or slow, are polled by the server's one loop thread.

@@ -55,7 +55,7 @@ public struct ChannelSettings: Options {
 
     /// The TLS identity read from `--tls-cert` and `--tls-key`, nil without them.
     public func tls() throws -> TLSIdentity? {
-        try tlsCertificate.map { certificate in try TLSIdentity(certificateFile: certificate, keyFile: tlsKey ?? "") }
+        try TLSIdentity.load(certificateFile: tlsCertificate, keyFile: tlsKey)
     }
 
     /// `listen` split into an IPv4 host and a port.

@@ -20,4 +20,14 @@ public struct TLSIdentity: Sendable, Equatable {
         }
         self.init(certificatePEM: certificate, keyPEM: key)
     }
+
+    /// The identity a `--tls-cert` / `--tls-key` pair names: nil for neither (plain HTTP), the files
+    /// read for both; one without the other is refused.
+    public static func load(certificateFile: String?, keyFile: String?) throws(HTTPServerError) -> TLSIdentity? {
+        switch (certificateFile, keyFile) {
+        case (nil, nil): return nil
+        case (let certificate?, let key?): return try TLSIdentity(certificateFile: certificate, keyFile: key)
+        default: throw .tls("--tls-cert and --tls-key go together")
+        }
+    }
 }
