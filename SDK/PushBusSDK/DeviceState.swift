@@ -22,6 +22,9 @@ struct DeviceState: Codable, Equatable {
     /// Commands made but not yet answered, oldest first: sent again, in order, by the next launch
     /// when the app ended before the server answered them (offline, say).
     var journal: [JournalEntry] = []
+    /// MA events recorded and not yet reported (each event's JSON), oldest first: reported by the
+    /// next launch when this one ended first.
+    var events: [Data] = []
 
     struct JournalEntry: Codable, Equatable {
         var id: String
@@ -32,7 +35,7 @@ struct DeviceState: Codable, Equatable {
 
     init(deviceID: String) { self.deviceID = deviceID }
 
-    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages, subscriptions, euid, journal }
+    enum CodingKeys: String, CodingKey { case deviceID, registrationID, deviceSecret, apnsToken, deleted, seenMessages, subscriptions, euid, journal, events }
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -45,6 +48,7 @@ struct DeviceState: Codable, Equatable {
         subscriptions = try container.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
         euid = try container.decodeIfPresent(String.self, forKey: .euid)
         journal = try container.decodeIfPresent([JournalEntry].self, forKey: .journal) ?? []
+        events = try container.decodeIfPresent([Data].self, forKey: .events) ?? []
     }
 
     static func load(from url: URL) -> DeviceState? {

@@ -24,6 +24,19 @@ public struct MAUserID {
     }
 }
 
+/// The seed's `MTMACollectControl`: which device identifiers MA may collect (all by default).
+public struct MACollectControl: Equatable {
+    public var idfa = true
+    public var idfv = true
+    public var carrier = true
+
+    public init(idfa: Bool = true, idfv: Bool = true, carrier: Bool = true) {
+        self.idfa = idfa
+        self.idfv = idfv
+        self.carrier = carrier
+    }
+}
+
 /// The seed's `MTMAInitResult`.
 public struct MAInitResult {
     public let code: Int
@@ -67,38 +80,55 @@ extension PushBusClient {
     // MARK: events
 
     /// Records an event; it goes with the others every `reportInterval` seconds, or at once when
-    /// `maxEventCacheCount` are waiting.
+    /// `maxEventCacheCount` are waiting. Kept in the state file until reported, so an event
+    /// recorded offline or just before the app ended is reported by a later launch. Properties
+    /// that are not JSON (the seed's NSNull is JSON null) are refused: the event is dropped and logged.
     public func eventRecord(_ name: String, properties: [String: Any] = [:]) {
         let event: [String: Any] = ["name": name, "properties": properties, "time": ISO8601DateFormatter().string(from: Date())]
-        let full = withState { _ -> Bool in
-            pendingEvents.append(event)
-            return pendingEvents.count >= maxEventCacheCount
+        guard JSONSerialization.isValidJSONObject(event), let data = try? JSONSerialization.data(withJSONObject: event) else {
+            return PushBusLog.say(.error, "eventRecord(\(name)): properties are not JSON, event dropped")
+        }
+        let full = withState(save: true) { state -> Bool in
+            state.events.append(data)
+            return state.events.count >= maxEventCacheCount
         }
         if full { flushEvents() } else { scheduleFlush() }
     }
 
     /// Sends the events waiting now (one `ma.events`); `completion` gets the code and how many were accepted.
     public func flushEvents(completion: ((Int, Int) -> Void)? = nil) {
-        let (events, utm) = withState { _ -> ([[String: Any]], [String: Any]) in
-            defer { pendingEvents = [] }
-            return (pendingEvents, utmProperties)
-        }
+        let (events, utm, timeout) = withState { state -> ([Data], [String: Any], Int?) in (state.events, utmProperties, sessionTimeout) }
         guard !events.isEmpty else { return refuse(PushBusCode.success) { _ in completion?(PushBusCode.success, 0) } }
-        var fields: [String: Any] = ["events": events]
+        var fields: [String: Any] = ["events": events.compactMap { try? JSONSerialization.jsonObject(with: $0) }]
         if !utm.isEmpty { fields["utm"] = utm }
-        maPerform("ma.events", fields) { reply in completion?(Self.code(reply), reply["accepted"] as? Int ?? 0) }
+        if let timeout { fields["session_timeout"] = timeout }
+        // The events leave the state in the write that journals the command carrying them.
+        maPerform("ma.events", fields, alongside: { $0.events.removeFirst(min(events.count, $0.events.count)) }) { reply in
+            completion?(Self.code(reply), reply["accepted"] as? Int ?? 0)
+        }
     }
 
     /// Seconds between reports of the events recorded (10 by default).
     public func setReportInterval(_ seconds: Int) { withState { _ in reportInterval = max(1, seconds) } }
 
-    /// Events kept before they are reported at once (30 by default).
-    public func setMaxEventCacheCount(_ count: Int) { withState { _ in maxEventCacheCount = max(1, count) } }
+    /// Events kept before they are reported at once (50 by default, at most 500, as the seed says).
+    public func setMaxEventCacheCount(_ count: Int) { withState { _ in maxEventCacheCount = min(500, max(1, count)) } }
+
+    /// The seed's `setNoActiveSessionEndDurationTime:`: seconds without an event after which the
+    /// user's next event starts a new session (30 minutes by default, the app's setting on the
+    /// server). Sent with every report, so the server cuts this device's sessions by it (1...86400).
+    public func setNoActiveSessionEndDurationTime(_ seconds: Int) { withState { _ in sessionTimeout = min(86_400, max(1, seconds)) } }
+
+    /// The seed's `setCollectControl:`. Kept and readable, but it changes nothing sent: the SDK
+    /// collects none of IDFA, IDFV or carrier, whatever it says.
+    public func setCollectControl(_ control: MACollectControl) { withState { _ in collectControl = control } }
+
+    public var currentCollectControl: MACollectControl { withState { _ in collectControl } }
 
     /// UTM properties sent with every report of events.
     public func setUtmProperties(_ properties: [String: Any]) { withState { _ in utmProperties = properties } }
 
-    private func scheduleFlush() {
+    func scheduleFlush() {
         let due = withState { _ -> Bool in
             guard !flushScheduled else { return false }
             flushScheduled = true
@@ -170,12 +200,13 @@ extension PushBusClient {
     }
 
     /// An MA command for the current EUID: -2 when MA has not started.
-    private func maPerform(_ command: String, _ fields: [String: Any], completion: @escaping ([String: Any]) -> Void) {
+    private func maPerform(_ command: String, _ fields: [String: Any], alongside: ((inout DeviceState) -> Void)? = nil,
+                           completion: @escaping ([String: Any]) -> Void) {
         guard let euid else {
             return refuse(PushBusCode.maNotStarted) { _ in completion(["code": PushBusCode.maNotStarted, "message": "start MA first"]) }
         }
         var payload = fields
         payload["euid"] = euid
-        perform(command, payload, completion: completion)
+        perform(command, payload, alongside: alongside, completion: completion)
     }
 }

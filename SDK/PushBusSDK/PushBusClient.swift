@@ -27,11 +27,12 @@ public final class PushBusClient: @unchecked Sendable {
     /// (its proof), `deleted`.
     public var onChannelStopped: ((String) -> Void)?
     private var channel: LiveChannel?
-    /// MA's events waiting to be reported, and how (under `lock`, as the state).
-    var pendingEvents: [[String: Any]] = []
+    /// How MA's events are reported (under `lock`, as the state; the events wait in the state).
     var reportInterval = 10
-    var maxEventCacheCount = 30
+    var maxEventCacheCount = 50
     var utmProperties: [String: Any] = [:]
+    var sessionTimeout: Int?
+    var collectControl = MACollectControl()
     var flushScheduled = false
 
     /// Runs `body` on the state under the lock; `save` writes the file when it changed.
@@ -71,6 +72,7 @@ public final class PushBusClient: @unchecked Sendable {
             guard let fields = (try? JSONSerialization.jsonObject(with: entry.fields)) as? [String: Any] else { continue }
             queue.async { [self] in run(entry.command, fields, journalID: entry.id) { _ in } }
         }
+        if !state.events.isEmpty { scheduleFlush() }
     }
 
     /// Commands that only read: not kept for the next launch (their answer is for this one).
@@ -127,19 +129,28 @@ public final class PushBusClient: @unchecked Sendable {
     /// Sends `command` with `fields` (plus `app_key`, `registration_id`, `ts`, `nonce`), signed by
     /// the device, registering first if it is not yet; `completion` gets the reply on the callback
     /// queue (`code` always present).
-    func perform(_ command: String, _ fields: [String: Any], completion: @escaping ([String: Any]) -> Void) {
+    /// `alongside` changes the state in the same write that journals the command (MA's events leave
+    /// the state as the command carrying them enters the journal).
+    func perform(_ command: String, _ fields: [String: Any], alongside: ((inout DeviceState) -> Void)? = nil,
+                 completion: @escaping ([String: Any]) -> Void) {
         // A command that changes something is journaled before it is queued: if the app ends before
         // the server answers, the next launch sends it (at least once: one answered just before the
         // end, its answer lost, goes again).
-        let journalID: String? = Self.reads.contains(command) ? nil : journal(command, fields)
+        let journalID: String? = Self.reads.contains(command) ? nil : journal(command, fields, alongside: alongside)
         queue.async { [self] in run(command, fields, journalID: journalID, completion: completion) }
     }
 
     /// Keeps `command` in the journal; its entry's id (nil when the fields are not JSON).
-    private func journal(_ command: String, _ fields: [String: Any]) -> String? {
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return nil }
+    private func journal(_ command: String, _ fields: [String: Any], alongside: ((inout DeviceState) -> Void)?) -> String? {
+        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else {
+            withState(save: true) { alongside?(&$0) }
+            return nil
+        }
         let id = UUID().uuidString
-        withState(save: true) { $0.journal.append(DeviceState.JournalEntry(id: id, command: command, fields: data)) }
+        withState(save: true) { state in
+            state.journal.append(DeviceState.JournalEntry(id: id, command: command, fields: data))
+            alongside?(&state)
+        }
         return id
     }
 

@@ -187,6 +187,12 @@ public final class AnalyticsHandler: RequestHandler {
         let appKey = try Validate.appKey(p.appKey)
         let euid = try Self.euid(p.euid)
         let batch = try EventBatch(p, now: clock())
+        let timeout = try p.sessionTimeout.map { timeout throws(CommandError) in
+            guard timeout >= 1, timeout <= Double(AnalyticsSettings.range.upperBound) else {
+                throw CommandError.invalid("session_timeout must be 1...\(AnalyticsSettings.range.upperBound) seconds")
+            }
+            return timeout
+        } ?? settings.sessionTimeout(for: appKey)
         let live = try live(db, euid, appKey, by: signer)
         for event in batch.events {
             try events.insert(db, euid: live, name: event.name, time: event.time, properties: event.properties, utm: batch.utm)
@@ -196,8 +202,7 @@ public final class AnalyticsHandler: RequestHandler {
         for (name, hours) in hourly {
             for (hour, count) in hours { try events.count(db, appKey: appKey, name: name, hour: hour, by: count) }
         }
-        try SessionTracker(events: events).record(db, times: batch.events.map(\.time), euid: live, appKey: appKey,
-                                                  timeout: settings.sessionTimeout(for: appKey))
+        try SessionTracker(events: events).record(db, times: batch.events.map(\.time), euid: live, appKey: appKey, timeout: timeout)
         return MAEventsAccepted(accepted: batch.events.count, rejected: batch.rejected.isEmpty ? nil : batch.rejected)
     }
 

@@ -15,12 +15,14 @@ struct EventsPayload {
     let euid: String?
     let events: [Event]?
     let utm: [String: String]?
+    let sessionTimeout: Double?
 
     init(_ p: MAEvents) {
         appKey = p.appKey
         euid = p.euid
         events = p.events?.map { Event(name: $0.name, time: $0.time, properties: $0.properties.map { EventProperties(JSONObject($0)) }) }
         utm = p.utm
+        sessionTimeout = p.sessionTimeout
     }
 
     /// The fields of a payload's tree, read as decoding `MAEvents` reads them (the first of a key, null
@@ -29,11 +31,13 @@ struct EventsPayload {
     init?(_ tree: JSONValue) {
         guard case .object(let payload) = tree,
               let appKey = Self.string(payload["app_key"]), let euid = Self.string(payload["euid"]),
-              let events = Self.events(payload["events"]), let utm = Self.utm(payload["utm"]) else { return nil }
+              let events = Self.events(payload["events"]), let utm = Self.utm(payload["utm"]),
+              let sessionTimeout = Self.number(payload["session_timeout"]) else { return nil }
         self.appKey = appKey
         self.euid = euid
         self.events = events
         self.utm = utm
+        self.sessionTimeout = sessionTimeout
     }
 
     /// .some(nil) for an absent or null field, .some(text) for a string, nil for anything else.
@@ -42,6 +46,14 @@ struct EventsPayload {
         case nil, .null?: .some(nil)
         case .string(let text)?: .some(text)
         default: nil
+        }
+    }
+
+    private static func number(_ value: JSONValue?) -> Double?? {
+        switch value {
+        case nil, .null?: return .some(Double?.none)
+        case .number(let number)?: return .some(number.value)
+        default: return nil
         }
     }
 

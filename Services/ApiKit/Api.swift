@@ -24,8 +24,8 @@ public final class Api: Sendable {
         router = Router(Self.routes)
     }
 
-    /// Every endpoint: EngageLab v4, JPush v3, admin (docs/openapi.yaml describes each).
-    public static let routes = EngageLabRoutes.all + JPushRoutes.all + AdminRoutes.all
+    /// Every endpoint: EngageLab v4, PushBus's v4 MA reads, JPush v3, admin (docs/openapi.yaml describes each).
+    public static let routes = EngageLabRoutes.all + MARoutes.all + JPushRoutes.all + AdminRoutes.all
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         var appKey: String?

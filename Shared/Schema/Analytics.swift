@@ -147,13 +147,17 @@ public struct MAEvents: Codable, Equatable, Sendable {
     public var euid: String?
     public var events: [MAEvent]?
     public var utm: [String: String]?
-    public init(appKey: String?, euid: String?, events: [MAEvent]?, utm: [String: String]? = nil) {
+    /// The SDK's session timeout in seconds (MTMA `setNoActiveSessionEndDurationTime:`, 1...86400):
+    /// this batch's events are cut into sessions by it instead of the app's default.
+    public var sessionTimeout: Double?
+    public init(appKey: String?, euid: String?, events: [MAEvent]?, utm: [String: String]? = nil, sessionTimeout: Double? = nil) {
         self.appKey = appKey
         self.euid = euid
         self.events = events
         self.utm = utm
+        self.sessionTimeout = sessionTimeout
     }
-    enum CodingKeys: String, CodingKey { case appKey = "app_key", euid, events, utm }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", euid, events, utm, sessionTimeout = "session_timeout" }
 }
 
 /// The answer to `ma.events`: how many events were stored and, when some were not, which and why.

@@ -127,6 +127,17 @@ struct AnalyticsEventTests {
         #expect(counts(app2) == [1], "other apps keep the default 30 minutes")
     }
 
+    @Test("a batch's session_timeout (the SDK's setNoActiveSessionEndDurationTime) cuts its events instead of the app's; out of range is 6017")
+    func theSDKSessionTimeoutCutsItsBatch() {
+        let events = #"{"events":[{"name":"a","time":"2025-03-01T10:00:00Z"},{"name":"b","time":"2025-03-01T10:01:00Z"}],"session_timeout":50}"#
+        #expect(ma.ma("ma.events", euid, events)["accepted"] == .number(2))
+        #expect(sessions() == 2, "a minute apart, 50 s allowed")
+        for bad in ["0", "86401", "\"60\""] {
+            let reply = ma.ma("ma.events", euid, #"{"events":[{"name":"a"}],"session_timeout":\#(bad)}"#)
+            #expect(reply.code == 6017, "\(bad): \(reply)")
+        }
+    }
+
     @Test func runsCutWhereTheGapIsLongerThanTheTimeout() {
         #expect(SessionTracker.runs([], timeout: 10).isEmpty)
         #expect(SessionTracker.runs([30, 0, 10, 20.5, 5], timeout: 10) == [

@@ -174,15 +174,14 @@ struct SDKTests {
         #expect(otherID.0 == 0 && otherID.1 != registered.1)
     }
 
-    @Test("tags, alias and MA calls made while the gateway is stopped each complete once after it returns, in the order made")
+    @Test("tags, alias and MA calls made while the gateway is down for 10 s each complete once after it returns, in the order made")
     func callsWaitOutAStoppedGatewayInOrder() throws {
         let setup = try Setup()
         let client = try setup.client()
         _ = try Self.wait { (done: @escaping ((Int, String?)) -> Void) in client.register { done(($0, $1)) } }
         let started: MAInitResult = try Self.wait { done in client.maStart(completion: done) }
-        #expect(started.isSuccess)
-        let gateway = try #require(setup.stack.gateway?.process.processIdentifier)
-        kill(gateway, SIGSTOP)
+        let euid = try #require(started.euid)
+        setup.stack.gateway?.kill()
         let order = Locked<[String]>([])
         let finished = DispatchSemaphore(value: 0)
         for tag in ["a", "b", "c"] {
@@ -195,18 +194,31 @@ struct SDKTests {
             order.update { $0.append("alias:\(code)") }
             finished.signal()
         }, seq: 0)
-        client.setProperty(["plan": "gold"], completion: { code, _ in
-            order.update { $0.append("property:\(code)") }
+        // Not idempotent: done twice, it would read 2.
+        client.increaseProperty("visits", by: 1, completion: { code, _ in
+            order.update { $0.append("increase:\(code)") }
             finished.signal()
         })
-        sleep(4)
-        #expect(order.get().isEmpty, "answered while the gateway was stopped: \(order.get())")
-        kill(gateway, SIGCONT)
-        for _ in 0..<5 { #expect(finished.wait(timeout: .now() + 60) == .success) }
+        client.eventRecord("while-down")
+        client.flushEvents { code, accepted in
+            order.update { $0.append("events:\(code):\(accepted)") }
+            finished.signal()
+        }
+        sleep(10)
+        #expect(order.get().isEmpty, "answered while the gateway was down: \(order.get())")
+        try setup.stack.startGateway()
+        for _ in 0..<6 { #expect(finished.wait(timeout: .now() + 60) == .success) }
         usleep(500_000)
-        #expect(order.get() == ["a:0", "b:0", "c:0", "alias:0", "property:0"], "\(order.get())")
+        #expect(order.get() == ["a:0", "b:0", "c:0", "alias:0", "increase:0", "events:0:1"], "\(order.get())")
         let all: TagsResult = try Self.wait { done in client.getAllTags({ done(($0, $1, $2)) }, seq: 0) }
         #expect(all.tags == ["a", "b", "c"])
+        let profile = try setup.stack.client().json("ma.profile", ["app_key": .string(setup.appKey), "euid": .string(euid)])
+        #expect(profile["properties"]?["visits"]?.number == 1, "increased once: \(profile)")
+        let events = try setup.stack.client().json("stats.events", ["app_key": .string(setup.appKey), "name": .string("while-down"), "bucket": .string("day"),
+                                                                      "from": .string(ISO8601DateFormatter().string(from: Date().addingTimeInterval(-86400))),
+                                                                      "to": .string(ISO8601DateFormatter().string(from: Date().addingTimeInterval(86400)))])
+        guard case .array(let buckets)? = events["buckets"] else { throw StackError("no buckets: \(events)") }
+        #expect(buckets.compactMap { $0["count"]?.number }.reduce(0, +) == 1, "reported once: \(events)")
     }
 
     @Test("a local notification added through the SDK fires and reaches the APNs stand-in; find and remove see it; badge 5 then a +1 push gives 6")
@@ -366,14 +378,65 @@ struct SDKTests {
         let flushed: (Int, Int) = try Self.wait { done in client.flushEvents { done(($0, $1)) } }
         #expect(flushed == (0, 2), "\(flushed)")
 
-        // What the app's server reads (signed as the app).
-        let profile = try setup.stack.client().json("ma.profile", ["app_key": .string(setup.appKey), "euid": .string(euid)])
+        // The SDK's session timeout cuts this device's sessions: two visits 2 s apart, 1 s allowed, are two sessions.
+        let rest = try ApiServer(stack: setup.stack)
+        let auth = rest.basic(setup.appKey)
+        let hours = { () throws -> String in
+            let format = ISO8601DateFormatter()
+            return "from=\(format.string(from: Date().addingTimeInterval(-7200)))&to=\(format.string(from: Date().addingTimeInterval(3600)))"
+        }
+        func count(_ name: String) throws -> Int {
+            let answer = try rest.send("GET", "/v4/ma/events?\(try hours())&bucket=hour&name=\(name)", authorization: auth)
+            #expect(answer.status == 200, "\(answer)")
+            guard case .array(let buckets)? = answer.body["buckets"] else { throw StackError("no buckets: \(answer)") }
+            return buckets.compactMap { $0["count"]?.number }.reduce(0) { $0 + Int($1) }
+        }
+        let sessionsBefore = try count("%24session")
+        client.setNoActiveSessionEndDurationTime(1)
+        for _ in 0..<2 {
+            usleep(2_200_000)
+            client.eventRecord("visit")
+        }
+        let visits: (Int, Int) = try Self.wait { done in client.flushEvents { done(($0, $1)) } }
+        #expect(visits == (0, 2), "\(visits)")
+        #expect(try count("%24session") - sessionsBefore == 2, "a session per visit, cut by the SDK's 1 s timeout")
+        #expect(try count("purchase") == 2)
+
+        // Events recorded but not yet reported when the app ends are reported by its next launch.
+        do {
+            var first: PushBusClient? = try setup.client(state: "second-phone")
+            let started: MAInitResult = try Self.wait { done in first!.maStart(completion: done) }
+            #expect(started.isSuccess, "\(started)")
+            first!.setReportInterval(3600)
+            first!.eventRecord("before-exit", properties: ["n": 1])
+            first!.eventRecord("before-exit", properties: ["n": 2])
+            first = nil
+            let relaunched = try setup.client(state: "second-phone")
+            let carried: (Int, Int) = try Self.wait { done in relaunched.flushEvents { done(($0, $1)) } }
+            #expect(carried == (0, 2), "the last launch's events: \(carried)")
+            #expect(try count("before-exit") == 2)
+        }
+
+        // What the app's server reads over REST (HTTP Basic, app_key and master secret).
+        let answer = try rest.send("GET", "/v4/ma/users/\(euid)", authorization: auth)
+        #expect(answer.status == 200, "\(answer)")
+        let profile = answer.body
+        _ = try setup.stack.client().json("app.create", ["name": .string("other"), "app_key": .string("otherapp")])
+        #expect(try rest.send("GET", "/v4/ma/users/\(euid)", authorization: rest.basic("otherapp")).status == 404, "another app's user")
+        #expect(try rest.send("GET", "/v4/ma/users/\(euid)", authorization: nil).status == 401)
+        #expect(try rest.send("GET", "/v4/ma/users/nobody", authorization: auth).status == 404)
         #expect(profile["properties"]?["level"]?.number == 5, "\(profile)")
         #expect(profile["properties"]?["city"]?.string == "Oslo")
         #expect(profile["properties"]?["name"] == nil || profile["properties"]?["name"] == .null)
         #expect(profile["properties"]?["hobbies"] == .array(["chess".json]), "\(profile)")
         #expect(profile["contacts"]?["mobile_phone"]?.string == "+8613800000000", "\(profile)")
         #expect("\(profile["identities"] ?? .null)".contains("user-42"), "\(profile)")
+
+        // The right to erasure: the user is gone, and the SDK's next call on that EUID hears -2.
+        #expect(try rest.send("DELETE", "/v4/ma/users/\(euid)", authorization: auth).status == 200)
+        #expect(try rest.send("GET", "/v4/ma/users/\(euid)", authorization: auth).status == 404)
+        let erased: (Int, String) = try Self.wait { done in client.setProperty("city", to: "Bergen", completion: { done(($0, $1)) }) }
+        #expect(erased.0 == -2, "\(erased)")
     }
 
     @Test("an in-app message arrives on pageEnterTo of its page (not another); a notification_reminder arrives as a reminder once the app reported notifications denied")
