@@ -43,28 +43,69 @@ struct DeviceState: Codable, Equatable {
         registrationID = try container.decodeIfPresent(String.self, forKey: .registrationID)
         deviceSecret = try container.decodeIfPresent(String.self, forKey: .deviceSecret)
         apnsToken = try container.decodeIfPresent(String.self, forKey: .apnsToken)
-        deleted = try container.decodeIfPresent(Bool.self, forKey: .deleted) ?? false
-        seenMessages = try container.decodeIfPresent([String].self, forKey: .seenMessages) ?? []
-        subscriptions = try container.decodeIfPresent([Subscription].self, forKey: .subscriptions) ?? []
-        euid = try container.decodeIfPresent(String.self, forKey: .euid)
-        journal = try container.decodeIfPresent([JournalEntry].self, forKey: .journal) ?? []
-        events = try container.decodeIfPresent([Data].self, forKey: .events) ?? []
+        // The credentials must read; what else is damaged is dropped rather than costing the registration.
+        deleted = (try? container.decodeIfPresent(Bool.self, forKey: .deleted)) ?? false
+        seenMessages = (try? container.decodeIfPresent([String].self, forKey: .seenMessages)) ?? []
+        subscriptions = (try? container.decodeIfPresent([Subscription].self, forKey: .subscriptions)) ?? []
+        euid = try? container.decodeIfPresent(String.self, forKey: .euid)
+        journal = (try? container.decodeIfPresent([JournalEntry].self, forKey: .journal)) ?? []
+        events = (try? container.decodeIfPresent([Data].self, forKey: .events)) ?? []
     }
 
-    static func load(from url: URL) -> DeviceState? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
-        return try? JSONDecoder().decode(DeviceState.self, from: data)
+    /// The state kept at `url`; nil when there is none. A file that does not read as a state (damaged,
+    /// or not the SDK's) is moved aside, `<name>.unreadable-<time>`, and said on the log, never silently
+    /// taken for a new install over it.
+    static func load(from url: URL) throws -> DeviceState? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        if let state = try? JSONDecoder().decode(DeviceState.self, from: data) { return state }
+        let aside = url.path + ".unreadable-\(Int(Date().timeIntervalSince1970))"
+        guard rename(url.path, aside) == 0 else { throw TransportError("\(url.path) is unreadable and cannot be moved aside") }
+        PushBusLog.say(.error, "\(url.path) is unreadable: moved to \(aside); this install registers anew")
+        return nil
     }
 
-    /// Writes the file whole (a temporary file renamed over it), readable by this user only.
-    func save(to url: URL) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let temporary = url.appendingPathExtension("tmp")
-        let data = try JSONEncoder().encode(self)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw TransportError("cannot write \(temporary.path)")
+    /// Takes `directory`'s lock (`pushbus-device.lock`, flock) for as long as the returned descriptor
+    /// is open; throws when another process holds it.
+    static func lock(_ directory: URL) throws -> Int32 {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = directory.appendingPathComponent("pushbus-device.lock").path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TransportError("cannot open \(path)") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw TransportError("\(directory.path) is in use by another PushBus client (one client per state directory)")
         }
-        guard rename(temporary.path, url.path) == 0 else { throw TransportError("cannot replace \(url.path)") }
+        return fd
+    }
+
+    /// Releases a lock `lock` took (nothing for -1).
+    static func unlock(_ fd: Int32) {
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Writes the file whole: a temporary file, created readable by this user only before a byte of
+    /// it is written, synced, then renamed over the last.
+    func save(to url: URL) throws {
+        let data = try JSONEncoder().encode(self)
+        let temporary = url.appendingPathExtension("tmp").path
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TransportError("cannot write \(temporary)") }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written, synced, rename(temporary, url.path) == 0 else {
+            unlink(temporary)
+            throw TransportError("cannot replace \(url.path)")
+        }
     }
 }

@@ -83,28 +83,64 @@ extension PushBusClient {
     /// `maxEventCacheCount` are waiting. Kept in the state file until reported, so an event
     /// recorded offline or just before the app ended is reported by a later launch. Properties
     /// that are not JSON (the seed's NSNull is JSON null) are refused: the event is dropped and logged.
+    /// Before `maStart` has given an EUID, at most `maxEventCacheCount` wait (the oldest go first).
     public func eventRecord(_ name: String, properties: [String: Any] = [:]) {
         let event: [String: Any] = ["name": name, "properties": properties, "time": ISO8601DateFormatter().string(from: Date())]
         guard JSONSerialization.isValidJSONObject(event), let data = try? JSONSerialization.data(withJSONObject: event) else {
             return PushBusLog.say(.error, "eventRecord(\(name)): properties are not JSON, event dropped")
         }
+        guard data.count <= Self.maxEventBytes else {
+            return PushBusLog.say(.error, "eventRecord(\(name)): \(data.count) bytes, at most \(Self.maxEventBytes); event dropped")
+        }
         let full = withState(save: true) { state -> Bool in
             state.events.append(data)
+            if state.euid == nil, state.events.count > maxEventCacheCount {
+                state.events.removeFirst(state.events.count - maxEventCacheCount)
+                PushBusLog.say(.error, "MA not started: the oldest recorded event dropped")
+            }
             return state.events.count >= maxEventCacheCount
         }
         if full { flushEvents() } else { scheduleFlush() }
     }
 
-    /// Sends the events waiting now (one `ma.events`); `completion` gets the code and how many were accepted.
+    /// An event's JSON at most (a report carries at most `maxReportBytes`, the device edge takes 64 KiB).
+    static let maxEventBytes = 16 << 10
+    static let maxReportBytes = 48 << 10
+    static let maxReportEvents = 100
+
+    /// Sends the events waiting now, in reports of at most 100 events and 48 KiB each (`ma.events`);
+    /// `completion` gets the first code that was not 0 (else 0) and how many were accepted. The events
+    /// leave the state in the one write that journals the reports carrying them, so two flushes at
+    /// once never send one event twice.
     public func flushEvents(completion: ((Int, Int) -> Void)? = nil) {
-        let (events, utm, timeout) = withState { state -> ([Data], [String: Any], Int?) in (state.events, utmProperties, sessionTimeout) }
-        guard !events.isEmpty else { return refuse(PushBusCode.success) { _ in completion?(PushBusCode.success, 0) } }
-        var fields: [String: Any] = ["events": events.compactMap { try? JSONSerialization.jsonObject(with: $0) }]
-        if !utm.isEmpty { fields["utm"] = utm }
-        if let timeout { fields["session_timeout"] = timeout }
-        // The events leave the state in the write that journals the command carrying them.
-        maPerform("ma.events", fields, alongside: { $0.events.removeFirst(min(events.count, $0.events.count)) }) { reply in
-            completion?(Self.code(reply), reply["accepted"] as? Int ?? 0)
+        guard let euid else {
+            return refuse(PushBusCode.maNotStarted) { _ in completion?(PushBusCode.maNotStarted, 0) }
+        }
+        perform("ma.events", building: { [self] state in
+            var reports: [[String: Any]] = []
+            var events: [Any] = []
+            var bytes = 0
+            func close() {
+                guard !events.isEmpty else { return }
+                var fields: [String: Any] = ["euid": euid, "events": events]
+                if !utmProperties.isEmpty { fields["utm"] = utmProperties }
+                if let sessionTimeout { fields["session_timeout"] = sessionTimeout }
+                reports.append(fields)
+                events = []
+                bytes = 0
+            }
+            for data in state.events {
+                guard let event = try? JSONSerialization.jsonObject(with: data) else { continue }
+                if events.count == Self.maxReportEvents || bytes + data.count > Self.maxReportBytes { close() }
+                events.append(event)
+                bytes += data.count
+            }
+            close()
+            state.events = []
+            return reports
+        }) { replies in
+            let code = replies.lazy.map { Self.code($0) }.first { $0 != PushBusCode.success } ?? PushBusCode.success
+            completion?(code, replies.reduce(0) { $0 + ($1["accepted"] as? Int ?? 0) })
         }
     }
 
@@ -200,13 +236,12 @@ extension PushBusClient {
     }
 
     /// An MA command for the current EUID: -2 when MA has not started.
-    private func maPerform(_ command: String, _ fields: [String: Any], alongside: ((inout DeviceState) -> Void)? = nil,
-                           completion: @escaping ([String: Any]) -> Void) {
+    private func maPerform(_ command: String, _ fields: [String: Any], completion: @escaping ([String: Any]) -> Void) {
         guard let euid else {
             return refuse(PushBusCode.maNotStarted) { _ in completion(["code": PushBusCode.maNotStarted, "message": "start MA first"]) }
         }
         var payload = fields
         payload["euid"] = euid
-        perform(command, payload, alongside: alongside, completion: completion)
+        perform(command, payload, completion: completion)
     }
 }

@@ -48,6 +48,8 @@ public final class PushBusClient: @unchecked Sendable {
     private let transport: DeviceTransport
     private let queue = DispatchQueue(label: "pushbus.sdk.commands")
     private let stateURL: URL
+    /// The state directory's lock, held until `close` or the client's end (-1 once released).
+    private var stateLock: Int32
     /// The device's state, read and changed under `lock`, never held across I/O: the app's thread
     /// reads it at once even while the command queue waits out a failing server.
     private var state: DeviceState
@@ -66,17 +68,44 @@ public final class PushBusClient: @unchecked Sendable {
         self.transport = transport ?? URLSessionTransport(server: configuration.server)
         #endif
         stateURL = configuration.stateDirectory.appendingPathComponent("pushbus-device.json")
-        state = DeviceState.load(from: stateURL) ?? DeviceState(deviceID: UUID().uuidString.lowercased())
+        // One client at a time keeps a state directory: two would each rewrite the file from their
+        // own memory, losing the other's journal and sending its commands twice.
+        stateLock = try DeviceState.lock(configuration.stateDirectory)
+        state = try DeviceState.load(from: stateURL) ?? DeviceState(deviceID: UUID().uuidString.lowercased())
         // What the last launch left unanswered goes first, in its order; its callbacks went with it.
+        // An entry that cannot be read again is dropped, not kept forever.
+        var unreadable: [String] = []
         for entry in state.journal {
-            guard let fields = (try? JSONSerialization.jsonObject(with: entry.fields)) as? [String: Any] else { continue }
-            queue.async { [self] in run(entry.command, fields, journalID: entry.id) { _ in } }
+            guard let fields = (try? JSONSerialization.jsonObject(with: entry.fields)) as? [String: Any] else {
+                unreadable.append(entry.id)
+                continue
+            }
+            queue.async { [self] in _ = run(entry.command, fields, journalID: entry.id) }
+        }
+        if !unreadable.isEmpty {
+            PushBusLog.say(.error, "\(unreadable.count) unreadable command(s) of the last launch dropped")
+            withState(save: true) { $0.journal.removeAll { unreadable.contains($0.id) } }
         }
         if !state.events.isEmpty { scheduleFlush() }
     }
 
     /// Commands that only read: not kept for the next launch (their answer is for this one).
     static let reads: Set<String> = ["tags.get", "tags.valid", "alias.get", "badge.get", "local.find", "channel.status", "ma.profile", "device.get"]
+
+    deinit { DeviceState.unlock(stateLock) }
+
+    /// Ends this client (an app switching accounts, a relaunch in a test): the channel closes, the
+    /// commands already made are answered first, and the state directory is free for another
+    /// client. Not to be used after.
+    public func close() {
+        disconnectChannel()
+        queue.sync {}
+        let fd = withState { _ -> Int32 in
+            defer { stateLock = -1 }
+            return stateLock
+        }
+        DeviceState.unlock(fd)
+    }
 
     // MARK: registration
 
@@ -129,44 +158,50 @@ public final class PushBusClient: @unchecked Sendable {
     /// Sends `command` with `fields` (plus `app_key`, `registration_id`, `ts`, `nonce`), signed by
     /// the device, registering first if it is not yet; `completion` gets the reply on the callback
     /// queue (`code` always present).
-    /// `alongside` changes the state in the same write that journals the command (MA's events leave
-    /// the state as the command carrying them enters the journal).
-    func perform(_ command: String, _ fields: [String: Any], alongside: ((inout DeviceState) -> Void)? = nil,
-                 completion: @escaping ([String: Any]) -> Void) {
+    func perform(_ command: String, _ fields: [String: Any], completion: @escaping ([String: Any]) -> Void) {
+        perform(command, building: { _ in [fields] }) { replies in completion(replies[0]) }
+    }
+
+    /// As `perform`, for the commands `build` makes of the state in the write that journals them (MA's
+    /// events leave the state as the commands carrying them enter the journal); `completion` gets
+    /// their replies in order, once all are answered (none when `build` made none).
+    func perform(_ command: String, building build: @escaping (inout DeviceState) -> [[String: Any]],
+                 completion: @escaping ([[String: Any]]) -> Void) {
         // A command that changes something is journaled before it is queued: if the app ends before
         // the server answers, the next launch sends it (at least once: one answered just before the
-        // end, its answer lost, goes again).
-        let journalID: String? = Self.reads.contains(command) ? nil : journal(command, fields, alongside: alongside)
-        queue.async { [self] in run(command, fields, journalID: journalID, completion: completion) }
+        // end, its answer lost, goes again). It leaves the journal before its completion is called.
+        let journaled = !Self.reads.contains(command)
+        let entries = withState(save: journaled) { state -> [(fields: [String: Any], id: String?)] in
+            build(&state).map { fields in
+                guard journaled, let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return (fields, nil) }
+                let id = UUID().uuidString
+                state.journal.append(DeviceState.JournalEntry(id: id, command: command, fields: data))
+                return (fields, id)
+            }
+        }
+        queue.async { [self] in
+            let replies = entries.map { entry in run(command, entry.fields, journalID: entry.id) }
+            deliver { completion(replies) }
+        }
     }
 
-    /// Keeps `command` in the journal; its entry's id (nil when the fields are not JSON).
-    private func journal(_ command: String, _ fields: [String: Any], alongside: ((inout DeviceState) -> Void)?) -> String? {
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else {
-            withState(save: true) { alongside?(&$0) }
-            return nil
-        }
-        let id = UUID().uuidString
-        withState(save: true) { state in
-            state.journal.append(DeviceState.JournalEntry(id: id, command: command, fields: data))
-            alongside?(&state)
-        }
-        return id
+    /// On the queue: one command, registering first if needed; its reply, once it is out of the journal.
+    private func run(_ command: String, _ fields: [String: Any], journalID: String?) -> [String: Any] {
+        let reply = answer(command, fields)
+        if let journalID { withState(save: true) { $0.journal.removeAll { $0.id == journalID } } }
+        return reply
     }
 
-    /// On the queue: one command, registering first if needed; out of the journal once answered.
-    private func run(_ command: String, _ fields: [String: Any], journalID: String?, completion: @escaping ([String: Any]) -> Void) {
-        defer { if let journalID { withState(save: true) { $0.journal.removeAll { $0.id == journalID } } } }
-        if withState({ $0.deleted }) { return deliver { completion(["code": PushBusCode.appKeyInvalid, "message": "device deleted"]) } }
+    private func answer(_ command: String, _ fields: [String: Any]) -> [String: Any] {
+        if withState({ $0.deleted }) { return ["code": PushBusCode.appKeyInvalid, "message": "device deleted"] }
         if registrationID == nil {
             let code = registerNow()
-            guard code == PushBusCode.success else { return deliver { completion(["code": code]) } }
+            guard code == PushBusCode.success else { return ["code": code] }
         }
         var payload = fields
         payload["app_key"] = configuration.appKey
         payload["registration_id"] = registrationID
-        let reply = send(command, payload, signed: true)
-        deliver { completion(reply) }
+        return send(command, payload, signed: true)
     }
 
     /// Commands made and not yet answered (they survive the app's end).

@@ -99,8 +99,8 @@ public final class DeviceEdge: Sendable {
         }
         var body = [Data(command.name.utf8), request.body]
         if let proof = request.header(Self.proofHeader) {
-            guard Proof.looksLikeFrame(proof) else {
-                return .refused(status: 400, code: .invalidRequest, message: "\(Self.proofHeader) is not a proof (v1 <principal> <hex HMAC>)", headers: [])
+            guard Proof.looksLikeDeviceFrame(proof) else {
+                return .refused(status: 400, code: .invalidRequest, message: "\(Self.proofHeader) is not a device's proof (v1 device:<registration_id> <hex HMAC>)", headers: [])
             }
             body.append(Data(proof.utf8))
         } else if command == .deviceRegister {

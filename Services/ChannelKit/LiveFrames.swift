@@ -115,7 +115,7 @@ enum LiveFrames {
               case .object? = try? JSONTreeDecoder().decode(JSONValue.self, from: Data(payload.utf8)) else {
             return .badRequest(id: id, .invalid("payload is the JSON text of one object, at most \(maxRequestPayloadBytes) bytes"))
         }
-        guard let proof = fields["proof"]?.string, Proof.looksLikeFrame(proof) else {
+        guard let proof = fields["proof"]?.string, Proof.looksLikeDeviceFrame(proof) else {
             return .badRequest(id: id, CommandError(.appKeyInvalid, "a request on the channel carries its proof (v1 device:<registration_id> <hex HMAC>)"))
         }
         return .request(id: id, command: command, payload: payload, proof: proof)

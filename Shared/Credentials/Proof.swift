@@ -80,11 +80,12 @@ public struct Proof: Equatable, Sendable {
     /// with its prefix) and 64 hex digits fit well within it.
     public static let maxFrameBytes = 256
 
-    /// Whether `text` can be a proof frame (`v1 `, printable ASCII, at most `maxFrameBytes`): what a
-    /// relay (the device edge, the channel) checks before passing a device's proof on unchanged;
-    /// the gateway checks the rest.
-    public static func looksLikeFrame(_ text: String) -> Bool {
-        text.utf8.count <= maxFrameBytes && text.hasPrefix("v1 ") && text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    /// Whether `text` can be a device's proof frame (`v1 device:`, printable ASCII, at most
+    /// `maxFrameBytes`): what a relay (the device edge, the channel) checks before passing a device's
+    /// proof on unchanged; the gateway checks the rest. An app's or a service's proof, good on the bus,
+    /// is not taken from the public side: a leaked master secret opens no door there.
+    public static func looksLikeDeviceFrame(_ text: String) -> Bool {
+        text.utf8.count <= maxFrameBytes && text.hasPrefix("v1 device:") && text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
     /// The frame of `Proof(principal:key:command:payload:)`, with the signature's digits written

@@ -29,6 +29,7 @@ struct DeviceEdgeTests {
             let config: JSONValue = .object([
                 "edge": .string(edge), "ca": ca.map(JSONValue.string) ?? .null, "bus": .string(stack.endpoint), "app_key": .string(appKey),
                 "channel": .string(channel ?? "ws://127.0.0.1:\(channelPort)/v1/channel"), "second_address": "127.0.0.2".json,
+                "master_secret": .string(stack.secrets.masterSecret(appKey: appKey)),
             ])
             let path = stack.dataDirectory + "/edge-\(phase).json"
             try WireCodec.encode(config).write(to: URL(fileURLWithPath: path))

@@ -158,6 +158,7 @@ struct SDKTests {
         #expect(mode == 0o600, "the state file is \(String(mode ?? 0, radix: 8))")
 
         // A new process (the app launched again): the same ID, known without asking.
+        first.close()
         let again = try setup.client()
         let known: (Int, String?) = try Self.wait { done in again.registrationIDCompletionHandler { done(($0, $1)) } }
         #expect(known.0 == 0 && known.1 == registered.1)
@@ -327,6 +328,7 @@ struct SDKTests {
         let status: (Int, Bool) = try Self.wait { done in client.channelStatus("scores") { done(($0, $1)) } }
         #expect(status == (0, true))
         // Another launch reads the same list.
+        client.close()
         let again = try setup.client()
         #expect(again.isRegisteredForChannel("scores"))
         let removed: Int = try Self.wait { done in again.unregisterForChannel("scores", completion: done) }
@@ -401,6 +403,14 @@ struct SDKTests {
         #expect(visits == (0, 2), "\(visits)")
         #expect(try count("%24session") - sessionsBefore == 2, "a session per visit, cut by the SDK's 1 s timeout")
         #expect(try count("purchase") == 2)
+
+        // A cache of large events goes in several reports, each within what the edge takes (64 KiB):
+        // 300 events of ~400 bytes would be one 120 KB body, refused 413 and lost.
+        client.setMaxEventCacheCount(500)
+        for index in 0..<300 { client.eventRecord("bulky", properties: ["n": index, "note": String(repeating: "x", count: 360)]) }
+        let bulky: (Int, Int) = try Self.wait { done in client.flushEvents { done(($0, $1)) } }
+        #expect(bulky == (0, 300), "\(bulky)")
+        #expect(try count("bulky") == 300)
 
         // Events recorded but not yet reported when the app ends are reported by its next launch.
         do {
@@ -505,6 +515,7 @@ struct SDKTests {
         #expect(after == 1008 && client.requestsSent == sent, "a stopped SDK sends nothing")
         #expect(told.get() == 1)
         // Restarted, it stays stopped: the deletion is remembered.
+        client.close()
         let restarted = try setup.client()
         #expect(restarted.registrationID == nil)
     }

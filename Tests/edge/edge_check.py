@@ -231,6 +231,12 @@ def flow():
     expect(status == 405 and body.get("code") == 6017 and headers.get("allow") == "POST", f"GET: {status} {body} {headers}")
     status, body = edge.post("tags.get", *signed("tags.get", rid, secret, base)[:1], "v2 nonsense\u00e9")
     expect(status == 400 and body.get("code") == 6017, f"a malformed proof: {status} {body}")
+    # The app's own proof: good on the bus and the REST API, but the edge is for devices only, so a
+    # master secret leaked from a server is no key to the public edge.
+    payload = json.dumps(dict(base, ts=int(time.time()), nonce=secrets.token_hex(8)))
+    app_proof = hmac.new(CONFIG["master_secret"].encode(), ("tags.get\n" + payload).encode(), hashlib.sha256).hexdigest()
+    status, body = edge.post("tags.get", payload, f"v1 app:{APP} {app_proof}")
+    expect(status == 400 and body.get("code") == 6017, f"an app's proof on the device edge: {status} {body}")
 
     # Everything above went on one connection.
     status, body = edge.post("badge.get", *signed("badge.get", rid, secret, base))
