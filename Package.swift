@@ -138,7 +138,9 @@ let package = Package(
         // The REST API (EngageLab v4, JPush v3): HTTP on libmicrohttpd, each call signed bus commands.
         .target(name: "ApiKit", dependencies: ["Client", "Credentials", "JSON", "Majordomo", "Schema", "Signing", "Runtime", "ZeroMQ", "HTTP"],
                 path: "Services/ApiKit"),
-        .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ", "HTTP"], path: "Services/Api"),
+        // The console's pages (Services/Api/Console) are read from disk at start (--console-dir), not compiled.
+        .executableTarget(name: "api", dependencies: ["ApiKit", "Credentials", "Runtime", "ZeroMQ", "HTTP"], path: "Services/Api",
+                          exclude: ["Console"]),
 
         // The device channel: WebSocket connections (libmicrohttpd's upgrade, our own frame codec),
         // each device's messages until acknowledged, pages and presence.

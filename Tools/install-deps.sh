@@ -3,8 +3,9 @@
 # OpenSSL's libcrypto and libssl, libmicrohttpd, libnghttp2, tcmalloc) through apt; for the tests pyzmq (the
 # interop MDP client), kubernetes-validate (the manifest checks) and hypercorn, h2 and cryptography
 # (the APNs stand-in, Tests/apns), the official EngageLab and JPush server SDKs and
-# openapi-spec-validator (the REST API, Tests/api), websockets (the device channel, Tests/channel); for
-# the benchmarks nghttpd, h2load, gcc and valgrind. Does nothing when all is there.
+# openapi-spec-validator (the REST API, Tests/api), websockets (the device channel, Tests/channel),
+# Chromium, its driver and Selenium (the console in a browser, Tests/console); for the benchmarks
+# nghttpd, h2load, gcc and valgrind. Does nothing when all is there.
 set -euo pipefail
 
 # openssl: the command makes the test CA of the TLS tests (the device edge over HTTPS and wss).
@@ -13,6 +14,8 @@ packages=(pkg-config libzmq3-dev libsqlite3-dev libssl-dev openssl libmicrohttpd
 # allocation counter that bench-allocations preloads (Tools/MallocCount), and valgrind, whose
 # callgrind counts bench-instructions' instructions.
 if [ "${1:-}" = "--bench" ]; then packages+=(nghttp2-server nghttp2-client gcc valgrind); fi
+# The console's browser tests: Debian's Chromium and chromedriver.
+if [ "${1:-}" = "--test" ]; then packages+=(chromium chromium-driver); fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -43,6 +46,10 @@ if [ "${1:-}" = "--test" ]; then
     if ! python3 -c 'import websockets.sync.client' 2>/dev/null; then
         echo "installing websockets for the device channel tests"
         python3 -m pip install --quiet "websockets>=13"
+    fi
+    if ! python3 -c 'import selenium' 2>/dev/null; then
+        echo "installing selenium for the console's browser tests"
+        python3 -m pip install --quiet "selenium>=4.11"
     fi
     if ! python3 -c 'import kubernetes_validate' 2>/dev/null; then
         echo "installing kubernetes-validate for the manifest checks"

@@ -26,12 +26,17 @@ do {
     // requests are relayed without a thread (the bus loop answers them); the connections
     // themselves, however many or slow, are polled by the server's one loop thread.
     let pool = HandlerPool(name: "api-handler", threads: options.handlerThreads, queueLimit: options.queueLimit)
-    let rest = pool.handler(busy: Api.busy) { request in api.handle(request) }
+    let console = try Console(api: api, secrets: secrets, directory: options.consolePages(),
+                              sessionMinutes: options.consoleSessionMinutes, secure: tls != nil || options.consoleSecureCookie)
+    let rest = pool.handler(busy: Api.busy) { request in
+        Console.serves(request.path) ? console.handle(request) : api.handle(request)
+    }
     let server = try HTTPServer(name: "api-http", host: host, port: Int(port), limits: options.limits, tls: tls) { request, responder in
         if DeviceEdge.serves(request.path) { edge.handle(request, responder) } else { rest(request, responder) }
     }
     logger.info("serving", ["listen": options.listen, "endpoint": options.endpoint, "tls": tls != nil, "max_connections": options.maxConnections,
-                            "per_address": options.perAddress, "handler_threads": options.handlerThreads])
+                            "per_address": options.perAddress, "handler_threads": options.handlerThreads,
+                            "console": options.consolePages() ?? "none"])
     let stopper = Stopper(context: try Context())
     try Lifecycle.serve(stopper: stopper, parentPID: options.parentPID, logger: logger) {
         let receiver = try stopper.makeReceiver()

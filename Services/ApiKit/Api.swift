@@ -25,13 +25,15 @@ public final class Api: Sendable {
     }
 
     /// Every endpoint: EngageLab v4, PushBus's v4 MA reads, JPush v3, admin (docs/openapi.yaml describes each).
-    public static let routes = EngageLabRoutes.all + MARoutes.all + JPushRoutes.all + AdminRoutes.all
+    public static let routes = EngageLabRoutes.all + MARoutes.all + ConsoleRoutes.all + JPushRoutes.all + AdminRoutes.all
 
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    /// Answers `request`; `caller`, when given (the console's signed-in session), stands for the
+    /// caller its Authorization header would prove.
+    public func handle(_ request: HTTPRequest, as caller: Caller? = nil) -> HTTPResponse {
         var appKey: String?
         do {
             let (route, parameters) = try find(request)
-            switch (route.access, Caller.from(request.authorization, secrets: secrets)) {
+            switch (route.access, caller ?? Caller.from(request.authorization, secrets: secrets)) {
             case (.admin, .admin?): break
             case (.app, .app(let key)?): appKey = key
             case (.admin, _): throw Refusal(401, Refusal.unauthorized, "this endpoint takes the admin secret: Authorization: Bearer <admin.secret>")

@@ -1,3 +1,4 @@
+import Foundation
 import HTTP
 import Runtime
 
@@ -35,10 +36,33 @@ public struct ApiOptions: Options {
     /// HTTPS: the certificate chain and key, PEM files; both or neither.
     public var tlsCertificate: String?
     public var tlsKey: String?
+    /// The console's pages (`/console/`): a directory, or "" for the one found beside the build.
+    public var consoleDirectory = ""
+    public var consoleSessionMinutes = 60
+    /// The console's cookie is `Secure`: set when TLS is ended by a proxy in front.
+    public var consoleSecureCookie = false
     public var logLevel = Logger.Level.info
     public var parentPID: String?
 
     public init() {}
+
+    /// The console's directory: `--console-dir`, else a `console/` beside the executable (an
+    /// install), else `Services/Api/Console` of the checkout it was built in (a folder above it,
+    /// `.build/<config>/api`), else nil: the console answers 404.
+    public func consolePages(executable: String = CommandLine.arguments[0]) -> String? {
+        if !consoleDirectory.isEmpty { return consoleDirectory }
+        let given = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        let resolved = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        var candidates = [given.appendingPathComponent("console")]
+        for start in [given, resolved] {
+            var folder = start
+            for _ in 0..<4 {
+                candidates.append(folder.appendingPathComponent("Services/Api/Console"))
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        return candidates.map(\.standardizedFileURL.path).first { FileManager.default.fileExists(atPath: $0 + "/index.html") }
+    }
 
     public static let options: [Option<ApiOptions>] = [
         .string("endpoint", \.endpoint, help: "The gateway's request endpoint (MDP/0.1)."),
@@ -74,6 +98,11 @@ public struct ApiOptions: Options {
         .int("edge-queue", \.edgeQueue, in: 1...1_000_000, help: "Device edge: device requests that may wait for a bus slot; past it, 503 (code 6002)."),
         .optional("tls-cert", \.tlsCertificate, help: "PEM certificate chain: serve HTTPS (libmicrohttpd with GnuTLS); needs --tls-key."),
         .optional("tls-key", \.tlsKey, help: "PEM private key of --tls-cert."),
+        .string("console-dir", \.consoleDirectory,
+                help: "Directory of the console's pages served at /console/ (default: a console/ beside the executable, or the checkout's Services/Api/Console)."),
+        .int("console-session-minutes", \.consoleSessionMinutes, in: 1...1440, help: "Minutes a console sign-in lasts."),
+        .switch("console-secure-cookie", \.consoleSecureCookie,
+                help: "Mark the console's cookie Secure although this process serves plain HTTP (TLS ended by a proxy in front); always so with --tls-cert."),
         .logLevel(\.logLevel),
         .parentPID(\.parentPID),
     ]

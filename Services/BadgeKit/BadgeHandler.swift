@@ -39,6 +39,7 @@ public final class BadgeHandler: RequestHandler {
         case .badgeSet: try set(request.decode(BadgeSet.self), in: db)
         case .badgeReset: try reset(request.decode(DeviceRef.self), in: db)
         case .badgeGet: try get(request.decode(DeviceRef.self), in: db)
+        case .badgeValues: try values(request.decode(BadgeValuesQuery.self), in: db)
         case .badgeApply: try applyPush(request.decode(BadgeApply.self), in: db)
         default: throw notHandled(command)
         }
@@ -67,6 +68,24 @@ public final class BadgeHandler: RequestHandler {
     func get(_ p: DeviceRef, in db: Database) throws -> BadgeValue {
         let (appKey, registrationID) = try validate(p.appKey, p.registrationID)
         return BadgeValue(value: try known(db, appKey: appKey, registrationID: registrationID)?.badge ?? 0)
+    }
+
+    /// The app's view of its devices' badges (the console's device page); reads only.
+    func values(_ p: BadgeValuesQuery, in db: Database) throws -> BadgeValues {
+        let appKey = try Validate.appKey(p.appKey)
+        guard let ids = p.registrationIDs, !ids.isEmpty, ids.count <= 1000 else {
+            throw CommandError.invalid("registration_ids must name 1...1000 devices")
+        }
+        var values: [String: Int] = [:]
+        var unknown: [String] = []
+        for id in ids {
+            if let device = try badges.device(db, registrationID: id), device.appKey == appKey {
+                values[id] = device.badge
+            } else {
+                unknown.append(id)
+            }
+        }
+        return BadgeValues(values: values, unknown: unknown.isEmpty ? nil : unknown)
     }
 
     /// One push's badge for up to 1000 devices of an app, each changed once per `msg_id`, however

@@ -1,6 +1,8 @@
 import Foundation
 import Schema
 import SQLite
+import WireTime
+import JSON
 
 /// The push service's messages: accepting one, the idempotency keys, and what the status queries
 /// read. Every method runs on the `Database` of the caller's transaction.
@@ -60,6 +62,45 @@ struct MessageStore {
         }
         return MessageStatus(targets: row[1].int ?? 0, sent: row[2].int ?? 0, failed: failed, pending: row[3].int ?? 0,
                              state: row[4].string ?? "queued", withdrawn: row[5].int ?? 0)
+    }
+
+    /// The app's messages with row id below `before` (all when nil), newest first, at most `limit`.
+    func list(_ db: Database, appKey: String, before: Int64?, limit: Int) throws -> [PushListEntry] {
+        let rows = try db.rows("""
+            SELECT m.msg_id, m.created_at, m.state, m.plan, m.targets, m.sent, m.pending,
+                   (SELECT COALESCE(SUM(count), 0) FROM failures f WHERE f.message = m.id)
+            FROM messages m WHERE m.app_key = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?
+            """, appKey, before ?? Int64.max, limit)
+        return rows.map { row in
+            let plan = (row[3].string).flatMap { try? WireCodec.decode(PushPlan.self, from: Data($0.utf8)) }
+            return PushListEntry(msgID: row[0].string ?? "", createdAt: RFC3339.string(from: Date(timeIntervalSince1970: row[1].double ?? 0)),
+                                 state: row[2].string ?? "", kind: plan?.content.kind.rawValue ?? "", to: plan.map { Self.audience($0.target) } ?? .null,
+                                 payload: plan?.content.payload ?? .null, targets: row[4].int ?? 0, sent: row[5].int ?? 0,
+                                 failed: row[7].int ?? 0, pending: row[6].int ?? 0)
+        }
+    }
+
+    /// A target as `push.send`'s `to` names it.
+    static func audience(_ target: PushTarget) -> JSONValue {
+        if target.isAll { return .string("all") }
+        var to: [String: JSONValue] = [:]
+        let lists: [(String, [String]?)] = [("registration_id", target.registrationIDs), ("alias", target.aliases), ("tag", target.tags),
+                                            ("tag_and", target.tagAnd), ("tag_not", target.tagNot)]
+        for (key, values) in lists { if let values { to[key] = .array(values.map(JSONValue.string)) } }
+        if let activity = target.liveActivityID { to["live_activity_id"] = .string(activity) }
+        return .object(to)
+    }
+
+    /// The app's last `limit` messages to one device, newest first.
+    func deviceHistory(_ db: Database, appKey: String, registrationID: String, limit: Int) throws -> [PushDeviceHistoryEntry] {
+        try db.rows("""
+            SELECT m.msg_id, m.created_at, d.status, d.reason FROM deliveries d JOIN messages m ON m.id = d.message
+            WHERE d.registration_id = ? AND m.app_key = ? ORDER BY d.message DESC LIMIT ?
+            """, registrationID, appKey, limit).map { row in
+            let status = switch row[2].int { case 1: "sent"; case 2: "failed"; case 3: "withdrawn"; default: "pending" }
+            return PushDeviceHistoryEntry(msgID: row[0].string ?? "", createdAt: RFC3339.string(from: Date(timeIntervalSince1970: row[1].double ?? 0)),
+                                          status: status, reason: row[3].string)
+        }
     }
 
     /// One device's part in a message.

@@ -45,6 +45,8 @@ public final class PushHandler: RequestHandler {
         case .pushStatus: try status(request.decode(PushStatusQuery.self), answers: request.answers, in: db)
         case .pushDeviceStatus: try deviceStatus(request.decode(PushDeviceStatusQuery.self), in: db)
         case .pushWithdraw: try withdraw(request.decode(PushWithdraw.self), in: db)
+        case .pushList: try list(request.decode(PushListQuery.self), in: db)
+        case .pushDeviceHistory: try deviceHistory(request.decode(PushDeviceHistoryQuery.self), in: db)
         case .apnsCredentials: try saveCredentials(request.decode(ApnsCredentials.self), in: db)
         default: throw notHandled(command)
         }
@@ -88,8 +90,32 @@ public final class PushHandler: RequestHandler {
 
     /// Every check of `push.send`, nothing stored or sent.
     func validate(_ p: PushSend, answers: [Inquiry.Answer] = [], in db: Database) throws -> PushAccepted {
-        _ = try check(p, answers: answers, in: db)
-        return PushAccepted(msgID: nil, requestID: p.requestID)
+        let (_, plan) = try check(p, answers: answers, in: db)
+        return PushAccepted(msgID: nil, requestID: p.requestID, preview: plan.content.payload)
+    }
+
+    /// The app's messages, newest first, a page at a time.
+    func list(_ p: PushListQuery, in db: Database) throws -> PushListReply {
+        let appKey = try Validate.appKey(p.appKey)
+        let limit = p.limit ?? 20
+        guard (1...100).contains(limit) else { throw CommandError.badField("limit must be 1...100") }
+        var before: Int64?
+        if let text = p.before {
+            guard let id = Int64(text), id > 0 else { throw CommandError.badField("before must be a msg_id") }
+            before = id
+        }
+        let entries = try messages.list(db, appKey: appKey, before: before, limit: limit + 1)
+        let page = Array(entries.prefix(limit))
+        return PushListReply(messages: page, next: entries.count > limit ? page.last?.msgID : nil)
+    }
+
+    /// The messages that went to one device of the app, newest first.
+    func deviceHistory(_ p: PushDeviceHistoryQuery, in db: Database) throws -> PushDeviceHistoryReply {
+        let appKey = try Validate.appKey(p.appKey)
+        let registrationID = try Validate.registrationID(p.registrationID)
+        let limit = p.limit ?? 20
+        guard (1...100).contains(limit) else { throw CommandError.badField("limit must be 1...100") }
+        return PushDeviceHistoryReply(deliveries: try messages.deviceHistory(db, appKey: appKey, registrationID: registrationID, limit: limit))
     }
 
     /// Where each message stands, with analytics' receipts when its answer came (a status without

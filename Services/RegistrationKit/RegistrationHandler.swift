@@ -4,6 +4,7 @@ import Foundation
 import Runtime
 import SQLite
 import Schema
+import WireTime
 import Worker
 
 /// The `registration` service: apps, devices and their registration IDs, tokens, mobile number,
@@ -34,6 +35,7 @@ public final class RegistrationHandler: RequestHandler {
     public func handle(_ command: Command, _ request: Request, in db: Database) throws -> any Encodable {
         switch command {
         case .appCreate: try createApp(request.decode(AppCreate.self), in: db)
+        case .appList: try listApps(request.decode(AppListQuery.self), in: db)
         case .deviceRegister: try register(request.decode(DeviceRegister.self), by: request.principal, in: db)
         case .deviceGet: try get(request.decode(DeviceRef.self), in: db)
         case .deviceUpdate: try update(request.decode(DeviceUpdate.self), in: db)
@@ -57,6 +59,16 @@ public final class RegistrationHandler: RequestHandler {
             try devices.insertApp(db, appKey: appKey, name: name, now: clock())
         }
         return created
+    }
+
+    func listApps(_ p: AppListQuery, in db: Database) throws -> AppList {
+        let limit = p.limit ?? 100
+        guard (1...500).contains(limit) else { throw CommandError.invalid("limit must be 1...500") }
+        let rows = try db.rows("SELECT app_key, name, created_at FROM apps WHERE app_key > ? ORDER BY app_key LIMIT ?", p.after ?? "", limit + 1)
+        let apps = rows.prefix(limit).map { row in
+            AppSummary(appKey: row[0].string ?? "", name: row[1].string ?? "", createdAt: RFC3339.string(from: Date(timeIntervalSince1970: row[2].double ?? 0)))
+        }
+        return AppList(apps: Array(apps), next: rows.count > limit ? apps.last?.appKey : nil)
     }
 
     /// A first registration (no `registration_id`) may go unsigned: it gets a new registration ID,

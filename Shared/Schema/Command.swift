@@ -3,6 +3,7 @@
 public enum Command: String, CaseIterable, Codable, Sendable {
     // registration
     case appCreate = "app.create"
+    case appList = "app.list"
     case deviceRegister = "device.register"
     case deviceGet = "device.get"
     case deviceUpdate = "device.update"
@@ -34,6 +35,7 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     case badgeReset = "badge.reset"
     case badgeGet = "badge.get"
     case badgeApply = "badge.apply"
+    case badgeValues = "badge.values"
     // scheduler
     case localAdd = "local.add"
     case localRemove = "local.remove"
@@ -58,6 +60,8 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     case pushStatus = "push.status"
     case pushDeviceStatus = "push.device_status"
     case pushWithdraw = "push.withdraw"
+    case pushList = "push.list"
+    case pushDeviceHistory = "push.device_history"
     case scheduleCreate = "schedule.create"
     case scheduleGet = "schedule.get"
     case scheduleUpdate = "schedule.update"
@@ -86,7 +90,7 @@ public enum Command: String, CaseIterable, Codable, Sendable {
     /// The service that owns this command.
     public var service: Service {
         switch self {
-        case .appCreate, .deviceRegister, .deviceGet, .deviceUpdate, .deviceMobile,
+        case .appCreate, .appList, .deviceRegister, .deviceGet, .deviceUpdate, .deviceMobile,
              .liveActivityStartToken, .liveActivityToken, .deviceDelete, .deviceTokens, .deviceTokensInvalid:
             .registration
         case .tagsAdd, .tagsSet, .tagsDelete, .tagsClean, .tagsGet, .tagsValid,
@@ -94,7 +98,7 @@ public enum Command: String, CaseIterable, Codable, Sendable {
              .channelSubscribe, .channelUnsubscribe, .channelStatus, .channelReset, .channelSync,
              .audienceResolve, .tagsList, .tagsCount, .aliasLookup:
             .tagging
-        case .badgeSet, .badgeReset, .badgeGet, .badgeApply:
+        case .badgeSet, .badgeReset, .badgeGet, .badgeApply, .badgeValues:
             .badge
         case .localAdd, .localRemove, .localFind, .locationReport,
              .scheduleCreate, .scheduleGet, .scheduleUpdate, .scheduleDelete, .scheduleList, .scheduleMsgIDs:
@@ -102,7 +106,7 @@ public enum Command: String, CaseIterable, Codable, Sendable {
         case .maStart, .maIdentify, .maContact, .maEvents, .maProperty, .maChannelValue, .maProfile, .maErase,
              .statsReport, .statsMessage, .statsEvents:
             .analytics
-        case .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw:
+        case .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw, .pushList, .pushDeviceHistory:
             .push
         case .apnsSend:
             .apns
@@ -121,8 +125,8 @@ extension Command {
     /// Commands that name no single device but query or change a whole app: signed by the app.
     public var isAppWide: Bool {
         switch self {
-        case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .statsMessage, .statsEvents,
-             .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw,
+        case .audienceResolve, .tagsList, .tagsCount, .aliasLookup, .badgeApply, .badgeValues, .statsMessage, .statsEvents,
+             .apnsCredentials, .pushSend, .pushValidate, .pushStatus, .pushDeviceStatus, .pushWithdraw, .pushList, .pushDeviceHistory,
              .deviceTokens, .deviceTokensInvalid, .devicesStatus, .liveDeliver, .liveAck, .liveReset:
             true
         case _ where isAppScoped: true

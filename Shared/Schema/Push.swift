@@ -26,11 +26,102 @@ public struct PushSend: Codable, Equatable, Sendable {
 public struct PushAccepted: Codable, Equatable, Sendable {
     public var msgID: String?
     public var requestID: String?
-    public init(msgID: String?, requestID: String?) {
+    /// `push.validate` only: the payload each device would get (APNs' JSON for a notification, VoIP or
+    /// Live Activity push; the channel's for a custom or in-app message), without a per-device badge.
+    public var preview: JSONValue?
+    public init(msgID: String?, requestID: String?, preview: JSONValue? = nil) {
         self.msgID = msgID
         self.requestID = requestID
+        self.preview = preview
     }
-    enum CodingKeys: String, CodingKey { case msgID = "msg_id", requestID = "request_id" }
+    enum CodingKeys: String, CodingKey { case msgID = "msg_id", requestID = "request_id", preview }
+}
+
+/// `push.list`: the app's messages, newest first, `limit` (1...100, 20) at a time from before msg_id `before`.
+public struct PushListQuery: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var before: String?
+    public var limit: Int?
+    public init(appKey: String?, before: String? = nil, limit: Int? = nil) {
+        self.appKey = appKey
+        self.before = before
+        self.limit = limit
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", before, limit }
+}
+
+/// One message of `push.list`: what it was, to whom, and where it stands.
+public struct PushListEntry: Codable, Equatable, Sendable {
+    public var msgID: String
+    public var createdAt: String
+    public var state: String
+    public var kind: String
+    /// The audience as `push.send` took it: "all" or the object of its kinds.
+    public var to: JSONValue
+    public var payload: JSONValue
+    public var targets: Int
+    public var sent: Int
+    public var failed: Int
+    public var pending: Int
+    public init(msgID: String, createdAt: String, state: String, kind: String, to: JSONValue, payload: JSONValue,
+                targets: Int, sent: Int, failed: Int, pending: Int) {
+        self.msgID = msgID
+        self.createdAt = createdAt
+        self.state = state
+        self.kind = kind
+        self.to = to
+        self.payload = payload
+        self.targets = targets
+        self.sent = sent
+        self.failed = failed
+        self.pending = pending
+    }
+    enum CodingKeys: String, CodingKey {
+        case msgID = "msg_id", createdAt = "created_at", state, kind, to, payload, targets, sent, failed, pending
+    }
+}
+
+public struct PushListReply: Codable, Equatable, Sendable {
+    public var messages: [PushListEntry]
+    /// The `before` of the next page; absent on the last.
+    public var next: String?
+    public init(messages: [PushListEntry], next: String?) {
+        self.messages = messages
+        self.next = next
+    }
+}
+
+/// `push.device_history`: the last `limit` (1...100, 20) messages that went to one device of the app.
+public struct PushDeviceHistoryQuery: Codable, Equatable, Sendable {
+    public var appKey: String?
+    public var registrationID: String?
+    public var limit: Int?
+    public init(appKey: String?, registrationID: String?, limit: Int? = nil) {
+        self.appKey = appKey
+        self.registrationID = registrationID
+        self.limit = limit
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationID = "registration_id", limit }
+}
+
+public struct PushDeviceHistoryEntry: Codable, Equatable, Sendable {
+    public var msgID: String
+    public var createdAt: String
+    /// `sent`, `failed`, `pending` or `withdrawn`.
+    public var status: String
+    public var reason: String?
+    public init(msgID: String, createdAt: String, status: String, reason: String?) {
+        self.msgID = msgID
+        self.createdAt = createdAt
+        self.status = status
+        self.reason = reason
+    }
+    enum CodingKeys: String, CodingKey { case msgID = "msg_id", createdAt = "created_at", status, reason }
+}
+
+public struct PushDeviceHistoryReply: Codable, Equatable, Sendable {
+    public var deliveries: [PushDeviceHistoryEntry]
+    public init(deliveries: [PushDeviceHistoryEntry]) { self.deliveries = deliveries }
 }
 
 /// `push.status`: up to 100 messages of the app; the shape of `stats.message`'s question.

@@ -22,6 +22,38 @@ public struct AppCreated: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey { case appKey = "app_key", masterSecret = "master_secret" }
 }
 
+/// `app.list` (the admin): the deployment's apps by app_key, `limit` (1...500, 100) after `after`.
+public struct AppListQuery: Codable, Equatable, Sendable {
+    public var after: String?
+    public var limit: Int?
+    public init(after: String? = nil, limit: Int? = nil) {
+        self.after = after
+        self.limit = limit
+    }
+}
+
+public struct AppSummary: Codable, Equatable, Sendable {
+    public var appKey: String
+    public var name: String
+    public var createdAt: String
+    public init(appKey: String, name: String, createdAt: String) {
+        self.appKey = appKey
+        self.name = name
+        self.createdAt = createdAt
+    }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", name, createdAt = "created_at" }
+}
+
+public struct AppList: Codable, Equatable, Sendable {
+    public var apps: [AppSummary]
+    /// The `after` of the next page; absent on the last.
+    public var next: String?
+    public init(apps: [AppSummary], next: String?) {
+        self.apps = apps
+        self.next = next
+    }
+}
+
 /// `device.register`: a first registration goes unsigned and gets a new registration ID (an
 /// app_key + device_id already registered is refused, 1008). Re-registering a device names its
 /// `registration_id` and is signed by that device or its app: the same ID comes back and the tokens

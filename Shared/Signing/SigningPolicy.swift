@@ -47,7 +47,7 @@ public enum SigningPolicy {
     public static func rule(for command: Command?) -> Rule {
         guard let command else { return Rule(signers: [.service, .admin], acceptsUnsigned: false, device: .optional) }
         switch command {
-        case .appCreate: return Rule(signers: [.admin], acceptsUnsigned: false, device: .optional)
+        case .appCreate, .appList: return Rule(signers: [.admin], acceptsUnsigned: false, device: .optional)
         case _ where command.isInternal: return Rule(signers: [.service, .admin], acceptsUnsigned: false, device: .filter)
         case .apnsCredentials: return Rule(signers: [.app, .admin], acceptsUnsigned: false, device: .filter)
         case .deviceRegister: return Rule(signers: [.device, .app], acceptsUnsigned: true, device: .optional)
@@ -75,7 +75,7 @@ public enum SigningPolicy {
     /// (`ma.erase`) is refused by the gateway, not signed as the app behind its back.
     public static func clientSigners(for command: Command?, namingDevice: Bool) -> [Role] {
         let rule = rule(for: command)
-        guard let command, command != .appCreate, !command.isInternal else { return rule.signers }
+        guard let command, command != .appCreate, command != .appList, !command.isInternal else { return rule.signers }
         guard rule.device != .filter && namingDevice else { return [.app] }
         return rule.signers.contains(.device) ? rule.signers.filter { $0 == .device || $0 == .app } : [.device]
     }

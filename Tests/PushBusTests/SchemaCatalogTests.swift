@@ -16,6 +16,10 @@ struct SchemaCatalogTests {
             SchemaFixture.expectPayload(AppCreate(name: "Acme"), keys: ["name"])
             SchemaFixture.expectReply(AppCreated(appKey: app, masterSecret: "5e11"),
                                       keys: ["app_key", "master_secret"])
+        case .appList:
+            SchemaFixture.expectPayload(AppListQuery(after: "app_1", limit: 10), keys: ["after", "limit"])
+            SchemaFixture.expectReply(AppList(apps: [AppSummary(appKey: app, name: "Acme", createdAt: "2030-01-01T09:00:00Z")], next: nil),
+                                      keys: ["apps"])
         case .deviceRegister:
             SchemaFixture.expectPayload(
                 DeviceRegister(appKey: app, platform: "ios", deviceID: "idfv-1", apnsToken: "abcd01",
@@ -131,6 +135,9 @@ struct SchemaCatalogTests {
         case .badgeGet:
             SchemaFixture.expectPayload(DeviceRef(appKey: app, registrationID: rid), keys: device)
             SchemaFixture.expectReply(BadgeValue(value: 7), keys: ["value"])
+        case .badgeValues:
+            SchemaFixture.expectPayload(BadgeValuesQuery(appKey: app, registrationIDs: [rid]), keys: ["app_key", "registration_ids"])
+            SchemaFixture.expectReply(BadgeValues(values: [rid: 3]), keys: ["values"])
         case .badgeApply:
             SchemaFixture.expectPayload(
                 BadgeApply(appKey: app, registrationIDs: [rid, "1a0018970a8b2c3e"], badge: "+1", msgID: "18100"),
@@ -255,6 +262,18 @@ struct SchemaCatalogTests {
         case .pushWithdraw:
             SchemaFixture.expectPayload(PushWithdraw(appKey: app, msgID: "1000000001"), keys: ["app_key", "msg_id"])
             SchemaFixture.expectReply(PushWithdrawn(msgID: "1000000001"), keys: ["msg_id"])
+        case .pushList:
+            SchemaFixture.expectPayload(PushListQuery(appKey: app, before: "1000000009", limit: 20), keys: ["app_key", "before", "limit"])
+            SchemaFixture.expectReply(PushListReply(messages: [PushListEntry(msgID: "1000000001", createdAt: "2030-01-01T09:00:00Z", state: "done",
+                                                                             kind: "notification", to: .object(["tag": .array([.string("vip")])]),
+                                                                             payload: .object([:]), targets: 2, sent: 1, failed: 1, pending: 0)],
+                                                    next: "1000000001"),
+                                      keys: ["messages", "next"])
+        case .pushDeviceHistory:
+            SchemaFixture.expectPayload(PushDeviceHistoryQuery(appKey: app, registrationID: rid, limit: 5), keys: device.union(["limit"]))
+            SchemaFixture.expectReply(PushDeviceHistoryReply(deliveries: [PushDeviceHistoryEntry(msgID: "1000000001", createdAt: "2030-01-01T09:00:00Z",
+                                                                                              status: "failed", reason: "BadDeviceToken")]),
+                                      keys: ["deliveries"])
 
         case .scheduleCreate:
             SchemaFixture.expectPayload(ScheduleCreate(appKey: app, name: "daily", enabled: true,

@@ -1,0 +1,87 @@
+import Credentials
+import Foundation
+
+/// The console's signed-in sessions. A session is a cookie the api signs with a key derived from
+/// server.key, `v1.<principal>.<session id>.<expires>.<mac>`, so every api process of a deployment
+/// reads it without shared state; its CSRF token is an HMAC of its id. Signing out forgets the id in
+/// this process (other api processes honour the cookie until it expires: keep `lifetime` short).
+public final class ConsoleSessions: @unchecked Sendable {
+    public struct Session: Equatable, Sendable {
+        public let caller: Caller
+        public let id: String
+        public let expires: Double
+    }
+
+    public static let cookieName = "pushbus_console"
+    private let key: String
+    /// Seconds a session lasts from sign-in.
+    public let lifetime: Double
+    /// Ids signed out, with their expiry (dropped once expired).
+    private var revoked: [String: Double] = [:]
+    private let lock = NSLock()
+
+    public init(secrets: Secrets, lifetime: Double) {
+        key = HMAC.sha256Hex(key: secrets.serverKey, message: Data("console-session".utf8))
+        self.lifetime = lifetime
+    }
+
+    /// A new session for `caller`, valid `lifetime` seconds from `now`: its cookie value.
+    public func open(_ caller: Caller, now: Double) -> (session: Session, cookie: String) {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = generator.next() }
+        let id = bytes.map { String(format: "%02x", $0) }.joined()
+        let session = Session(caller: caller, id: id, expires: (now + lifetime).rounded(.down))
+        let body = "v1.\(Self.principal(caller)).\(id).\(Int(session.expires))"
+        return (session, body + "." + mac(body))
+    }
+
+    /// The session a cookie value proves, nil when it is forged, expired or signed out.
+    public func session(cookie: String, now: Double) -> Session? {
+        let parts = cookie.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 5, parts[0] == "v1", let expires = Double(parts[3]) else { return nil }
+        let body = parts[0..<4].joined(separator: ".")
+        guard HMAC.equal(parts[4], mac(body)), now < expires else { return nil }
+        let caller: Caller
+        if parts[1] == "admin" {
+            caller = .admin
+        } else if parts[1].hasPrefix("app:") {
+            caller = .app(String(parts[1].dropFirst(4)))
+        } else {
+            return nil
+        }
+        guard lock.withLock({ revoked[parts[2]] }) == nil else { return nil }
+        return Session(caller: caller, id: parts[2], expires: expires)
+    }
+
+    /// The CSRF token of a session: sent back by the page in `X-CSRF-Token` with every change.
+    public func csrfToken(_ session: Session) -> String { mac("csrf." + session.id) }
+
+    /// Signs `session` out in this process.
+    public func close(_ session: Session, now: Double) {
+        lock.withLock {
+            revoked = revoked.filter { $0.value > now }
+            revoked[session.id] = session.expires
+        }
+    }
+
+    /// The session in `request`'s cookie, if it proves one.
+    public func session(of cookieHeader: String?, now: Double) -> Session? {
+        guard let cookieHeader else { return nil }
+        for pair in cookieHeader.split(separator: ";") {
+            let item = pair.trimmingCharacters(in: .whitespaces)
+            guard item.hasPrefix(Self.cookieName + "=") else { continue }
+            if let session = session(cookie: String(item.dropFirst(Self.cookieName.count + 1)), now: now) { return session }
+        }
+        return nil
+    }
+
+    private func mac(_ text: String) -> String { HMAC.sha256Hex(key: key, message: Data(text.utf8)) }
+
+    private static func principal(_ caller: Caller) -> String {
+        switch caller {
+        case .admin: "admin"
+        case .app(let key): "app:" + key
+        }
+    }
+}
