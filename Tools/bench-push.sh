@@ -6,7 +6,8 @@
 # answer, each process's CPU per notification and peak RSS. Then a burst of BURST local
 # notifications due in the same second, each delivered to its device as an APNs alert: lateness
 # from the due time to the stand-in, p50/p99 (the stand-in here is nghttpd -v, whose frame log gives
-# each request's arrival). Prints a Markdown table.
+# each request's arrival). Then the console's reads at this size (the audience estimate, the
+# history, a device's page), timed through the REST API. Prints a Markdown table.
 # Usage: bench-push.sh [DEVICES] [BURST] [APNS_REPLICAS] (defaults 1000000 10000 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,7 +84,7 @@ print(json.dumps(usage))"
 }
 
 PUSHBUS_REGISTER_RATE=0 PUSHBUS_APNS_URL="https://127.0.0.1:$port" PUSHBUS_APNS_CA_FILE="$work/tls.crt" \
-    "$bin/pushbus" --base-port "$base" --data-dir "$work/data" --services registration,tagging,badge,scheduler,analytics,push,apns \
+    "$bin/pushbus" --base-port "$base" --data-dir "$work/data" --services registration,tagging,badge,scheduler,analytics,push,apns,channel \
     --replicas "apns=$replicas" --log-level warning >"$work/stack.log" 2>&1 &
 for _ in $(seq 1 600); do grep -q "pushbus: ready" "$work/stack.log" && break; sleep 0.1; done
 grep -q "pushbus: ready" "$work/stack.log" || { echo "stack did not start" >&2; cat "$work/stack.log" >&2; exit 1; }
@@ -142,8 +143,32 @@ for _ in $(seq 1 120); do
     sleep 1
 done
 
+# The console at this size (issue 58): each read it makes, timed through the REST API as the app,
+# five times each: the estimate of the tag's audience (one count in tagging), the same with AND/NOT,
+# the history's first page and its funnel, a device's whole page (its last messages among the app's
+# latest 2,000 pushes, the burst's included).
+master=$(python3 -c 'import hmac,hashlib,sys; print(hmac.new(open(sys.argv[1]).read().strip().encode(), b"app:benchapp", hashlib.sha256).hexdigest())' "$work/data/server.key")
+api="http://127.0.0.1:$((base + 4))"
+timed() {  # timed NAME METHOD PATH [BODY]: the slowest of five, in ms, and the last status
+    local name=$1 method=$2 path=$3 body=${4:-} worst=0 status=0 seconds
+    for _ in 1 2 3 4 5; do
+        read -r status seconds < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -u "benchapp:$master" -X "$method" \
+            ${body:+-H 'Content-Type: application/json' -d "$body"} "$api$path")
+        worst=$(python3 -c "print(max($worst, round($seconds * 1000)))")
+    done
+    echo "$name $status $worst"
+}
+{
+    timed "estimate: tag bench" POST /v4/audience/estimate '{"to":{"tag":["bench"]}}'
+    timed "estimate: tag bench AND bench, NOT none" POST /v4/audience/estimate '{"to":{"tag":["bench"],"tag_and":["bench"],"tag_not":["none"]}}'
+    timed "estimate: all" POST /v4/audience/estimate '{"to":"all"}'
+    timed "history: first page" GET "/v4/messages?limit=20"
+    timed "history: the big push's funnel" GET "/v4/status/detail?message_ids=$msg_id"
+    timed "device: its page" GET "/v4/devices/r$(printf %019d 12345)/detail"
+} >"$work/console.txt"
+
 python3 - "$ceiling" "$transport" "$devices" "$sent_at" "$done_at" "$before" "$after" "$work/load.json" "$load_seconds" \
-    "$work/nghttpd.log" "$nghttpd_started" "$due" "$burst" "$replicas" <<'PY'
+    "$work/nghttpd.log" "$nghttpd_started" "$due" "$burst" "$replicas" "$work/console.txt" <<'PY'
 import json, re, sys
 ceiling, transport = float(sys.argv[1]), float(sys.argv[2] or 0)
 devices, sent_at, done_at = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
@@ -172,4 +197,8 @@ if late:
     p = lambda q: late[min(len(late) - 1, int(q * len(late)))]
     print(f"| burst of {burst:,} local notifications due in one second: arrived | {len(late):,} |")
     print(f"| lateness from due time to the stand-in, p50 / p99 / max | {p(0.5) * 1000:.0f} / {p(0.99) * 1000:.0f} / {late[-1] * 1000:.0f} ms |")
+# The console's reads at this size (target: each under a second).
+for line in open(sys.argv[15]):
+    name, status, worst = line.rsplit(" ", 2)
+    print(f"| console: {name} (slowest of 5; HTTP {status}) | {int(worst):,} ms |")
 PY

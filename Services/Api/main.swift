@@ -27,7 +27,8 @@ do {
     // themselves, however many or slow, are polled by the server's one loop thread.
     let pool = HandlerPool(name: "api-handler", threads: options.handlerThreads, queueLimit: options.queueLimit)
     let console = try Console(api: api, secrets: secrets, directory: options.consolePages(),
-                              sessionMinutes: options.consoleSessionMinutes, secure: tls != nil || options.consoleSecureCookie)
+                              sessionMinutes: options.consoleSessionMinutes, secure: tls != nil || options.consoleSecureCookie,
+                              trustedProxies: try options.edge().trustedProxies, logger: logger)
     let rest = pool.handler(busy: Api.busy) { request in
         Console.serves(request.path) ? console.handle(request) : api.handle(request)
     }

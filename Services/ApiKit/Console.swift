@@ -2,7 +2,9 @@ import Credentials
 import Foundation
 import HTTP
 import JSON
+import Runtime
 import Schema
+import Synchronization
 
 /// The operators' console at `/console/`: its static pages (HTML, CSS and JavaScript read from a
 /// directory at start), sign-in and sign-out, and `/console/api/<REST path>`, which runs the REST
@@ -18,24 +20,32 @@ public final class Console: Sendable {
     /// Whether the cookie is marked `Secure` (the api serves HTTPS, or sits behind a TLS proxy).
     let secure: Bool
     let secrets: Secrets
+    /// Sign-in attempts per client address: a second's worth and a burst of ten.
+    let signIns = Mutex(TokenBuckets<PeerKey>(perSecond: 1, burst: 10))
+    let trustedProxies: AddressRanges
+    let logger: Logger
 
-    public init(api: Api, secrets: Secrets, directory: String?, sessionMinutes: Int, secure: Bool) throws {
+    public init(api: Api, secrets: Secrets, directory: String?, sessionMinutes: Int, secure: Bool, trustedProxies: AddressRanges,
+                logger: Logger) throws {
         self.api = api
         self.secrets = secrets
         self.secure = secure
-        sessions = ConsoleSessions(secrets: secrets, lifetime: Double(sessionMinutes) * 60)
+        self.trustedProxies = trustedProxies
+        self.logger = logger
+        sessions = ConsoleSessions(secrets: secrets, lifetime: Double(sessionMinutes) * 60, secure: secure)
         files = try directory.map(Self.load) ?? [:]
     }
 
     public static func serves(_ path: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
 
-    /// Every regular file directly in `directory` (names only: nothing outside it can be asked for).
+    /// Every regular file directly in `directory`, read once (names only, and no symbolic link:
+    /// nothing outside it can be asked for).
     static func load(_ directory: String) throws -> [String: (data: Data, type: String)] {
         var files: [String: (data: Data, type: String)] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory) where !name.hasPrefix(".") {
             let path = directory + "/" + name
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
                   let type = contentTypes[(name as NSString).pathExtension] else { continue }
             files[name] = (try Data(contentsOf: URL(fileURLWithPath: path)), type)
         }
@@ -87,7 +97,8 @@ public final class Console: Sendable {
         if request.path == Self.prefix { return HTTPResponse(status: 301, body: Data(), headers: [("Location", Self.prefix + "/")]) }
         let name = String(request.path.dropFirst(Self.prefix.count + 1))
         guard let file = files[name.isEmpty ? "index.html" : name] else { throw Refusal.notFound("no such page") }
-        return HTTPResponse(status: 200, body: request.method == "HEAD" ? Data() : file.data, headers: [("Content-Type", file.type)])
+        // HEAD too: the server sends the head only, with the body's length.
+        return HTTPResponse(status: 200, body: file.data, headers: [("Content-Type", file.type)])
     }
 
     // MARK: sign-in
@@ -105,7 +116,15 @@ public final class Console: Sendable {
             guard case .object(let body)? = try? JSONTreeDecoder().decode(JSONValue.self, from: request.body) else {
                 throw Refusal.invalid("the body is not a JSON object")
             }
-            guard let caller = signIn(body) else { throw Refusal(401, Refusal.unauthorized, "wrong app_key and master secret, or admin secret") }
+            let client = DeviceEdge.clientAddress(request, trusting: trustedProxies)
+            guard signIns.withLock({ $0.allow(PeerKey(address: client), now: Clock.milliseconds()) }) else {
+                logger.warning("console sign-in refused: too many from this address", ["client": client])
+                throw Refusal(429, Refusal.rateLimited, "too many sign-in attempts from this address; wait a few seconds")
+            }
+            guard let caller = signIn(body) else {
+                logger.notice("console sign-in failed", ["client": client])
+                throw Refusal(401, Refusal.unauthorized, "wrong app_key and master secret, or admin secret")
+            }
             let (opened, cookie) = sessions.open(caller, now: now)
             return Self.json(200, describe(opened), [("Set-Cookie", setCookie(cookie, maxAge: Int(sessions.lifetime)))])
         case "DELETE":
@@ -142,7 +161,7 @@ public final class Console: Sendable {
     }
 
     private func setCookie(_ value: String, maxAge: Int) -> String {
-        "\(ConsoleSessions.cookieName)=\(value); Path=\(Self.prefix); Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        "\(sessions.cookieName)=\(value); Path=\(sessions.cookiePath); Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 
     static let signedOut = Refusal(401, Refusal.unauthorized, "not signed in, or the session expired")

@@ -49,14 +49,20 @@ enum ConsoleRoutes {
                 device[key] = .object(JSONObject(masked))
             }
             let named: [String: JSONValue] = ["registration_id": .string(id)]
-            let status = try call.call(.devicesStatus, ["registration_ids": .array([.string(id)])])["devices"]?[id] ?? .null
+            // Without a channel to ask (none runs, or it is away), whether it is online is unknown.
+            let status: JSONValue
+            do {
+                status = try call.call(.devicesStatus, ["registration_ids": .array([.string(id)])])["devices"]?[id] ?? .null
+            } catch let refusal as Refusal where refusal.status == 503 {
+                status = .null
+            }
             let history = try call.call(.pushDeviceHistory, named)["deliveries"] ?? .array([])
             return .object([
                 "device": .object(device),
                 "tags": try call.call(.tagsGet, named)["tags"] ?? .array([]),
                 "alias": try call.call(.aliasGet, named)["alias"] ?? .null,
                 "badge": try call.call(.badgeValues, ["registration_ids": .array([.string(id)])])["values"]?[id] ?? .null,
-                "online": status["online"] ?? .bool(false),
+                "online": status["online"] ?? .null,
                 "last_online_time": status["last_online_time"] ?? .null,
                 "messages": history,
             ])

@@ -2,9 +2,11 @@ import Credentials
 import Foundation
 
 /// The console's signed-in sessions. A session is a cookie the api signs with a key derived from
-/// server.key, `v1.<principal>.<session id>.<expires>.<mac>`, so every api process of a deployment
-/// reads it without shared state; its CSRF token is an HMAC of its id. Signing out forgets the id in
-/// this process (other api processes honour the cookie until it expires: keep `lifetime` short).
+/// server.key and the admin secret, `v1.<principal>.<session id>.<expires>.<mac>`, so every api
+/// process of a deployment reads it without shared state, and a new admin secret ends every session;
+/// its CSRF token is an HMAC of its id. Signing out forgets the id in this process until it would have
+/// expired (other api processes, and this one once restarted, honour the cookie until it expires:
+/// keep `lifetime` short).
 public final class ConsoleSessions: @unchecked Sendable {
     public struct Session: Equatable, Sendable {
         public let caller: Caller
@@ -12,17 +14,24 @@ public final class ConsoleSessions: @unchecked Sendable {
         public let expires: Double
     }
 
-    public static let cookieName = "pushbus_console"
+    /// The cookie's name: `__Host-` under TLS, so that no other origin of the host (another port, a
+    /// subdomain) can set one the browser would send alongside.
+    public let cookieName: String
+    /// Its path: `/` as `__Host-` requires, else `/console`.
+    public let cookiePath: String
     private let key: String
     /// Seconds a session lasts from sign-in.
     public let lifetime: Double
     /// Ids signed out, with their expiry (dropped once expired).
     private var revoked: [String: Double] = [:]
+    private var nextPrune = 0.0
     private let lock = NSLock()
 
-    public init(secrets: Secrets, lifetime: Double) {
-        key = HMAC.sha256Hex(key: secrets.serverKey, message: Data("console-session".utf8))
+    public init(secrets: Secrets, lifetime: Double, secure: Bool) {
+        key = HMAC.sha256Hex(key: secrets.serverKey, message: Data("console-session\n\(secrets.admin)".utf8))
         self.lifetime = lifetime
+        cookieName = secure ? "__Host-pushbus_console" : "pushbus_console"
+        cookiePath = secure ? "/" : "/console"
     }
 
     /// A new session for `caller`, valid `lifetime` seconds from `now`: its cookie value.
@@ -60,20 +69,23 @@ public final class ConsoleSessions: @unchecked Sendable {
     /// Signs `session` out in this process.
     public func close(_ session: Session, now: Double) {
         lock.withLock {
-            revoked = revoked.filter { $0.value > now }
+            // The expired ones go once a minute, not at each sign-out.
+            if now >= nextPrune {
+                revoked = revoked.filter { $0.value > now }
+                nextPrune = now + 60
+            }
             revoked[session.id] = session.expires
         }
     }
 
-    /// The session in `request`'s cookie, if it proves one.
+    /// The session in `request`'s cookie, if it proves one. Two cookies of the name are none: a page
+    /// of another origin on the same host may have planted one the browser sends first.
     public func session(of cookieHeader: String?, now: Double) -> Session? {
         guard let cookieHeader else { return nil }
-        for pair in cookieHeader.split(separator: ";") {
-            let item = pair.trimmingCharacters(in: .whitespaces)
-            guard item.hasPrefix(Self.cookieName + "=") else { continue }
-            if let session = session(cookie: String(item.dropFirst(Self.cookieName.count + 1)), now: now) { return session }
-        }
-        return nil
+        let values = cookieHeader.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix(cookieName + "=") }.map { String($0.dropFirst(cookieName.count + 1)) }
+        guard values.count == 1 else { return nil }
+        return session(cookie: values[0], now: now)
     }
 
     private func mac(_ text: String) -> String { HMAC.sha256Hex(key: key, message: Data(text.utf8)) }

@@ -91,12 +91,16 @@ struct MessageStore {
         return .object(to)
     }
 
-    /// The app's last `limit` messages to one device, newest first.
-    func deviceHistory(_ db: Database, appKey: String, registrationID: String, limit: Int) throws -> [PushDeviceHistoryEntry] {
+    /// The app's last `limit` messages to one device, newest first, among its `window` latest pushes:
+    /// each of those is probed for the device's row by the deliveries' key (message, registration_id),
+    /// so the fan-out keeps no index by device for this page's sake.
+    func deviceHistory(_ db: Database, appKey: String, registrationID: String, limit: Int, window: Int = 2000) throws -> [PushDeviceHistoryEntry] {
         try db.rows("""
-            SELECT m.msg_id, m.created_at, d.status, d.reason FROM deliveries d JOIN messages m ON m.id = d.message
-            WHERE d.registration_id = ? AND m.app_key = ? ORDER BY d.message DESC LIMIT ?
-            """, registrationID, appKey, limit).map { row in
+            SELECT m.msg_id, m.created_at, d.status, d.reason
+            FROM (SELECT id, msg_id, created_at FROM messages WHERE app_key = ? ORDER BY id DESC LIMIT ?) m
+            JOIN deliveries d ON d.message = m.id AND d.registration_id = ?
+            ORDER BY m.id DESC LIMIT ?
+            """, appKey, window, registrationID, limit).map { row in
             let status = switch row[2].int { case 1: "sent"; case 2: "failed"; case 3: "withdrawn"; default: "pending" }
             return PushDeviceHistoryEntry(msgID: row[0].string ?? "", createdAt: RFC3339.string(from: Date(timeIntervalSince1970: row[1].double ?? 0)),
                                           status: status, reason: row[3].string)

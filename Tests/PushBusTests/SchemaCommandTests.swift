@@ -5,10 +5,11 @@ import Schema
 /// The command table routes every command of reference/commands.md to the service of its section.
 @Suite("Command table")
 struct SchemaCommandTests {
-    /// The catalog, section by section.
+    /// The catalog, section by section, and PushBus's own reads beside it (the console's: `app.list`,
+    /// `badge.values`, `push.list`, `push.device_history`; docs/services/api.md).
     static let catalog: [Service: [String]] = [
         .registration: [
-            "app.create", "device.register", "device.get", "device.update", "device.mobile",
+            "app.create", "app.list", "device.register", "device.get", "device.update", "device.mobile",
             "device.live_activity_start_token", "device.live_activity_token", "device.delete",
         ],
         .tagging: [
@@ -16,14 +17,15 @@ struct SchemaCommandTests {
             "alias.delete", "alias.get", "channel.subscribe", "channel.unsubscribe", "channel.status",
             "channel.reset", "channel.sync", "audience.resolve", "tags.list", "tags.count", "alias.lookup",
         ],
-        .badge: ["badge.set", "badge.reset", "badge.get", "badge.apply"],
+        .badge: ["badge.set", "badge.reset", "badge.get", "badge.apply", "badge.values"],
         .scheduler: ["local.add", "local.remove", "local.find", "location.report",
                      "schedule.create", "schedule.get", "schedule.update", "schedule.delete", "schedule.list", "schedule.msg_ids"],
         .analytics: [
             "ma.start", "ma.identify", "ma.contact", "ma.events", "ma.property", "ma.channel_value", "ma.profile",
             "ma.erase", "stats.report", "stats.message", "stats.events",
         ],
-        .push: ["apns.credentials", "push.send", "push.validate", "push.status", "push.device_status", "push.withdraw"],
+        .push: ["apns.credentials", "push.send", "push.validate", "push.status", "push.device_status", "push.withdraw",
+                "push.list", "push.device_history"],
         // devices.status is in the catalog's push section; page.enter/page.leave are the (the
         // request-path form of the channel's page reports).
         .channel: ["devices.status", "page.enter", "page.leave"],

@@ -16,6 +16,7 @@ struct SigningPolicyTests {
     static let table: [(command: Command?, signers: [Role], device: SigningPolicy.DeviceNaming)] = [
         (nil, [.service, .admin], .optional),
         (.appCreate, [.admin], .optional),
+        (.appList, [.admin], .optional),
         // A re-registration; a first one goes unsigned.
         (.deviceRegister, [.device, .app], .optional),
         (.deviceGet, [.device, .app], .required),
@@ -46,6 +47,7 @@ struct SigningPolicyTests {
         (.badgeReset, [.device], .required),
         (.badgeGet, [.device], .required),
         (.badgeApply, [.app], .filter),
+        (.badgeValues, [.app], .filter),
         (.localAdd, [.device], .required),
         (.localRemove, [.device], .required),
         (.localFind, [.device], .required),
@@ -68,6 +70,8 @@ struct SigningPolicyTests {
         (.pushStatus, [.app], .filter),
         (.pushDeviceStatus, [.app], .filter),
         (.pushWithdraw, [.app], .filter),
+        (.pushList, [.app], .filter),
+        (.pushDeviceHistory, [.app], .filter),
         (.scheduleCreate, [.app], .filter),
         (.scheduleGet, [.app], .filter),
         (.scheduleUpdate, [.app], .filter),
@@ -158,7 +162,7 @@ struct SigningPolicyTests {
         switch command {
         case nil: .service
         case let command? where command.isInternal: .service
-        case .appCreate?: .admin
+        case .appCreate?, .appList?: .admin
         case let command? where SigningPolicy.rule(for: command).device != .filter && namingDevice: .device
         default: .app
         }

@@ -10,6 +10,7 @@ CONFIG is a JSON file: {"console": "http://127.0.0.1:P/console/", "admin_secret"
 
 Prints one line per step; exits 1 at the first failure, saying what was expected.
 """
+import base64
 import json
 import os
 import subprocess
@@ -19,7 +20,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -113,6 +114,16 @@ def shot(name):
     driver.save_screenshot(os.path.join(CONFIG["screenshots"], name + ".png"))
 
 
+def settled(read):
+    """`read()` of elements a page may draw again under it: tried again while they go stale."""
+    for _ in range(50):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    return read()
+
+
 def text_of(selector):
     return driver.find_element(By.CSS_SELECTOR, selector).text
 
@@ -165,6 +176,7 @@ try:
     notice = visible("#app-created").text
     expect(APP in notice and "master secret" in notice, f"the new app's notice: {notice}")
     master = notice.rsplit(" ", 1)[-1]
+    basic = "Basic " + base64.b64encode(f"{APP}:{master}".encode()).decode()
     wait.until(lambda d: APP in d.find_element(By.ID, "apps-table").text)
     Select(driver.find_element(By.ID, "apns-app")).select_by_value(APP)
     fill("#apns-team", CONFIG["team_id"])
@@ -297,13 +309,49 @@ try:
     deadline = time.time() + 30
     while True:
         go("history")
-        row = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, f'#schedules-table tr[data-schedule-id="{schedule_id}"]'))
-        if row.find_element(By.CSS_SELECTOR, "td.schedule-sent").text == "1" or time.time() > deadline:
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#schedules-table tr[data-schedule-id="{schedule_id}"]'))
+        time.sleep(0.5)
+        sent_count = settled(lambda: driver.find_element(By.CSS_SELECTOR, f'#schedules-table tr[data-schedule-id="{schedule_id}"] td.schedule-sent').text)
+        if sent_count == "1" or time.time() > deadline:
             break
         time.sleep(1)
-    expect(row.find_element(By.CSS_SELECTOR, "td.schedule-sent").text == "1", f"the schedule's sent count: {row.text}")
+    expect(sent_count == "1", f"the schedule's sent count: {sent_count}")
     check_console("schedule")
     step(f"schedule {schedule_id} fired: its push reached the stand-in")
+
+    # -- a periodical schedule: made, paused, deleted ----------------------------------------------------
+    go("compose")
+    driver.find_element(By.CSS_SELECTOR, "#compose-form input[name=audience][value=tags]").click()
+    fill("#aud-tag", "vip")
+    driver.find_element(By.CSS_SELECTOR, "#compose-form input[name=when][value=periodical]").click()
+    start = time.gmtime(time.time() + 3600)
+    end = time.gmtime(time.time() + 30 * 86400)
+    driver.execute_script("document.getElementById('when-time').value = arguments[0]; document.getElementById('when-end').value = arguments[1]",
+                          time.strftime("%Y-%m-%dT%H:%M:%S", start), time.strftime("%Y-%m-%dT%H:%M:%S", end))
+    Select(driver.find_element(By.ID, "when-unit")).select_by_value("week")
+    fill("#when-points", "MON, FRI")
+    fill("#when-name", "twice a week")
+    driver.find_element(By.ID, "send-button").click()
+    periodical = visible("#sent").text
+    expect(periodical.startswith("Scheduled: ") and periodical != scheduled, f"the periodical schedule's notice: {periodical}")
+    periodical_id = periodical.split()[-1]
+    go("history")
+    selector = f'#schedules-table tr[data-schedule-id="{periodical_id}"]'
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, selector))
+    time.sleep(0.5)
+    row_text = settled(lambda: driver.find_element(By.CSS_SELECTOR, selector).text)
+    expect("periodical" in row_text and "yes" in row_text, f"the periodical schedule's row: {row_text}")
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, selector).find_element(By.XPATH, ".//button[text()='Pause']").click())
+    wait.until(lambda d: "Resume" in settled(lambda: d.find_element(By.CSS_SELECTOR, selector).text))
+    status, _, body = http("GET", f"/v4/schedules/{periodical_id}", headers={"Authorization": basic})
+    expect(status == 200 and body.get("enabled") is False, f"paused: {status} {body}")
+    time.sleep(0.5)
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, selector).find_element(By.XPATH, ".//button[text()='Delete']").click())
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, selector))
+    status, _, body = http("GET", f"/v4/schedules/{periodical_id}", headers={"Authorization": basic})
+    expect(status == 404, f"deleted: {status} {body}")
+    check_console("schedules")
+    step("a periodical schedule made, paused and deleted from the history page")
 
     # -- statistics -----------------------------------------------------------------------------------------
     euid = pushctl("ma.start", {"app_key": APP, "device_id": "console-ma"})["euid"]
@@ -339,6 +387,19 @@ try:
     expect(len(after["messages"]) == len(before["messages"]), f"a forged request made a message: {len(before['messages'])} → {len(after['messages'])}")
     step("no change without the CSRF token")
 
+    # -- a second cookie of the name (planted by another origin of the host) makes no session ----------
+    status, _, created = http("POST", "/v1/apps", {"name": "other", "app_key": "otherapp"},
+                              {"Authorization": "Bearer " + CONFIG["admin_secret"], "Content-Type": "application/json"})
+    expect(status == 200, f"a second app: {status} {created}")
+    request = urllib.request.Request(ROOT + "/console/session", method="POST", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"app_key": "otherapp", "master_secret": created["master_secret"]}).encode())
+    with urllib.request.urlopen(request, timeout=20) as response:
+        planted = response.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+    both = {"Cookie": f"pushbus_console={planted}; pushbus_console={cookie['value']}"}
+    status, _, body = http("GET", "/console/api/v4/messages", headers=both)
+    expect(status == 401, f"two session cookies, one planted: {status} {body}")
+    step("two session cookies make no session")
+
     # -- sign-out ends the session ---------------------------------------------------------------------------
     go("compose")
     driver.find_element(By.ID, "signout").click()
@@ -347,6 +408,10 @@ try:
     expect(status == 401, f"the signed-out cookie still reads: {status} {body}")
     check_console("sign-out")
     step("signed out: the old cookie reads nothing")
+    # -- sign-in attempts are limited per address -------------------------------------------------------------
+    answers = [http("POST", "/console/session", {"admin_secret": "guess"}, {"Content-Type": "application/json"})[0] for _ in range(15)]
+    expect(429 in answers and set(answers) <= {401, 429}, f"15 wrong sign-ins at once: {answers}")
+    step(f"sign-in guesses limited: {answers.count(429)} of 15 refused 429")
     print("OK", flush=True)
 except Exception as error:  # a wait that timed out: say what the page showed
     shown = driver.find_element(By.ID, "error").text if driver.find_elements(By.ID, "error") else ""

@@ -89,6 +89,8 @@ async function start() {
   $("#device-form").addEventListener("submit", lookUpDevice);
   $("#stats-form").addEventListener("submit", showStats);
   window.addEventListener("hashchange", route);
+  // The page's own link again reloads it (the hash does not change, so no hashchange comes).
+  $$("#nav a").forEach((link) => link.addEventListener("click", () => { if (location.hash === link.getAttribute("href")) route(); }));
   try {
     const session = await answer(await fetch("/console/session", { credentials: "same-origin" }));
     if (session.role) { signedIn(session); } else { signedOut(); }
