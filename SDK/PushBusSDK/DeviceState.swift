@@ -57,11 +57,22 @@ struct DeviceState: Codable, Equatable {
     /// taken for a new install over it.
     static func load(from url: URL) throws -> DeviceState? {
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        if let state = try? JSONDecoder().decode(DeviceState.self, from: data) { return state }
+        if let state = try? JSONDecoder().decode(DeviceState.self, from: data) { return state.withKeychainSecret(url) }
         let aside = url.path + ".unreadable-\(Int(Date().timeIntervalSince1970))"
         guard rename(url.path, aside) == 0 else { throw TransportError("\(url.path) is unreadable and cannot be moved aside") }
         PushBusLog.say(.error, "\(url.path) is unreadable: moved to \(aside); this install registers anew")
         return nil
+    }
+
+    /// On Apple platforms the secret is in the Keychain, not the file; elsewhere the file holds it.
+    private func withKeychainSecret(_ url: URL) -> DeviceState {
+        #if canImport(Security) && canImport(Darwin)
+        var state = self
+        if state.deviceSecret == nil { state.deviceSecret = KeychainSecret.read(account: url.path) }
+        return state
+        #else
+        return self
+        #endif
     }
 
     /// Takes `directory`'s lock (`pushbus-device.lock`, flock) for as long as the returned descriptor
@@ -86,7 +97,15 @@ struct DeviceState: Codable, Equatable {
     /// Writes the file whole: a temporary file, created readable by this user only before a byte of
     /// it is written, synced, then renamed over the last.
     func save(to url: URL) throws {
+        #if canImport(Security) && canImport(Darwin)
+        // On Apple platforms the secret goes to the Keychain and the file keeps the rest.
+        var stored = self
+        if let secret = deviceSecret { try KeychainSecret.write(secret, account: url.path) } else { KeychainSecret.delete(account: url.path) }
+        stored.deviceSecret = nil
+        let data = try JSONEncoder().encode(stored)
+        #else
         let data = try JSONEncoder().encode(self)
+        #endif
         let temporary = url.appendingPathExtension("tmp").path
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

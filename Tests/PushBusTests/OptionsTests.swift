@@ -42,6 +42,13 @@ struct OptionsTests {
         return try Settings(flags)
     }
 
+    @Test("a variable two programs read takes the same values in both: PUSHBUS_REGISTER_RATE=0 (no limit) starts the gateway and the api alike")
+    func aSharedVariableSuitsEveryProgramThatReadsIt() throws {
+        let environment = ["PUSHBUS_REGISTER_RATE": "0"]
+        #expect(try parse(GatewayOptions.self, [], environment: environment).registerRate == 0)
+        #expect(try parse(ApiOptions.self, [], environment: environment).registerRate == 0, "the api refused it and restarted for ever")
+    }
+
     @Test func nothingGivenIsTheStructsDefaults() throws {
         let sample = try parse(Sample.self, [])
         #expect(sample.dataDirectory == "./data" && sample.credit == 64 && sample.key == "k" && !sample.json)
