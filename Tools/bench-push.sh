@@ -164,7 +164,10 @@ timed() {  # timed NAME METHOD PATH [BODY]: the slowest of five, in ms, and the 
     timed "estimate: all" POST /v4/audience/estimate '{"to":"all"}'
     timed "history: first page" GET "/v4/messages?limit=20"
     timed "history: the big push's funnel" GET "/v4/status/detail?message_ids=$msg_id"
-    timed "device: its page" GET "/v4/devices/r$(printf %019d 12345)/detail"
+    # A device of the tag (replay gives the recorded registrations new IDs): its page lists the big
+    # push among the app's latest 2,000, the burst's one-device pushes after it.
+    rid=$(pushctl call audience.resolve '{"app_key":"benchapp","tag":["bench"],"limit":1}' | field "v['registration_ids'][0]")
+    timed "device: its page" GET "/v4/devices/$rid/detail"
 } >"$work/console.txt"
 
 python3 - "$ceiling" "$transport" "$devices" "$sent_at" "$done_at" "$before" "$after" "$work/load.json" "$load_seconds" \
