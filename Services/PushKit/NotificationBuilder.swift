@@ -1,3 +1,4 @@
+import Credentials
 import Caches
 import Foundation
 import JSON
@@ -34,6 +35,8 @@ final class NotificationBuilder {
     }
 
     private let credentials: CredentialStore
+    /// The apns-id's key, made ready once: a builder serves one side loop's thread.
+    private let apnsIDKey = HMACKey(ApnsID.secret)
     private var messages = StartOverCache<Int64, Message>(limit: 4096)
     private var keys: [String: (key: ApnsKey, bundleID: String, readAt: Double)] = [:]
     static let keyLifetime = 60.0
@@ -80,7 +83,7 @@ final class NotificationBuilder {
                 topic: kind.topic(bundleID: app.bundleID), pushType: kind.rawValue, priority: kind.priority,
                 expiration: expiration, collapseID: plan.options.collapseID ?? message.msgID,
                 payload: plan.content.payload(msgID: message.msgID, badge: delivery.badge),
-                apnsID: ApnsID.of(msgID: message.msgID, registrationID: delivery.registrationID))
+                apnsID: ApnsID.of(msgID: message.msgID, registrationID: delivery.registrationID, key: apnsIDKey))
             requests[message.appKey, default: AppRequest(appKey: message.appKey, key: app.key)].notifications.append(notification)
             requests[message.appKey]?.deliveries.append(delivery)
         }

@@ -83,6 +83,41 @@ public struct FieldWriter {
         member(key) { $0.append(value ? "true" : "false") }
     }
 
+    /// An object that writes its own fields, as `encode` writes a nested value.
+    public mutating func write(_ value: some FieldWritable, for key: some CodingKey) {
+        let object = Self.object(value)
+        member(key) { $0.bytes.append(contentsOf: object) }
+    }
+
+    /// Nothing when nil, as `encodeIfPresent` writes an optional.
+    public mutating func writeIfPresent(_ value: (some FieldWritable)?, for key: some CodingKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// An array of objects that write their own fields.
+    public mutating func write(_ values: [some FieldWritable], for key: some CodingKey) {
+        member(key) { writer in
+            writer.bytes.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                writer.bytes.append(contentsOf: Self.object(value))
+            }
+            writer.bytes.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// Nothing when nil.
+    public mutating func writeIfPresent(_ values: [some FieldWritable]?, for key: some CodingKey) {
+        if let values { write(values, for: key) }
+    }
+
+    /// `value`'s object, on its own.
+    static func object(_ value: some FieldWritable) -> Data {
+        var fields = FieldWriter()
+        value.write(fields: &fields)
+        return fields.data()
+    }
+
     /// The object: `{`, the members in their keys' byte order, `}`.
     public func data() -> Data {
         written.bytes.withUnsafeBufferPointer { written in

@@ -157,6 +157,16 @@ struct FieldCodingTests {
             let registered = DeviceRegisteredEvent(appKey: Self.text(&random), registrationID: Self.text(&random), platform: Self.text(&random))
             try writesAsEncoded(registered)
             try writesAsEncoded(Event(publisher: "registration", sequence: sequence, time: Self.text(&random), body: registered))
+            let notifications = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                ApnsNotification(id: Self.text(&random), token: Self.text(&random), production: .random(using: &random), topic: Self.text(&random),
+                                 pushType: Self.text(&random), priority: Int.random(in: 1...10, using: &random),
+                                 expiration: Self.maybe(Int.random(in: 0...2_000_000_000, using: &random), &random),
+                                 collapseID: Self.maybe(Self.text(&random), &random), payload: Self.text(&random),
+                                 apnsID: Self.maybe(Self.text(&random), &random))
+            }
+            try writesAsEncoded(ApnsSend(appKey: Self.maybe(Self.text(&random), &random),
+                                         credentials: Self.maybe(ApnsKey(teamID: Self.text(&random), keyID: Self.text(&random), p8: Self.text(&random)), &random),
+                                         notifications: Self.maybe(notifications, &random)))
         }
     }
 

@@ -1,3 +1,4 @@
+import Credentials
 import Foundation
 import JSON
 @testable import PushKit
@@ -208,5 +209,14 @@ struct ApnsIDTests {
             }
         }
         #expect(seen.count == 1000, "each (message, device) has its own")
+    }
+
+    /// The ids a running push gives stay the same across versions (apns remembers them to send a
+    /// notification once): HMAC-SHA256 under "pushbus apns-id" of `msg_id/registration_id`, as a v5 UUID.
+    @Test func anApnsIDIsTheSameAcrossVersions() {
+        #expect(ApnsID.of(msgID: "1000000001", registrationID: "rid1") == "332b3a71-1cc3-5c95-8812-e62cbabebf52")
+        let key = HMACKey(ApnsID.secret)
+        #expect(ApnsID.of(msgID: "1000000042", registrationID: "6b152bc563333ab96d04", key: key) == "606f9737-a8de-59af-a07a-888c3b8b5a6e")
+        #expect(ApnsID.of(msgID: "1000000001", registrationID: "rid1", key: key) == "332b3a71-1cc3-5c95-8812-e62cbabebf52")
     }
 }
