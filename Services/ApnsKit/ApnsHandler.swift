@@ -17,10 +17,11 @@ public final class ApnsHandler: StatelessHandler {
     }
 
     public func handle(_ command: Command, _ request: Request, reply: @escaping @Sendable (Data) -> Void) {
-        let seq = request.seq
         do {
             guard command == .apnsSend else { throw CommandError.invalid("\(command.name) is not handled by apns") }
             let p = try request.decode(ApnsSend.self)
+            // Known from the decode: the payload (a batch of notifications) is parsed once.
+            let seq = request.seq
             let (key, notifications) = try check(p, by: request.principal)
             do {
                 try sender.send(notifications, key: key, lane: p.appKey ?? "\(key.teamID).\(key.keyID)") { results in
@@ -30,7 +31,7 @@ public final class ApnsHandler: StatelessHandler {
                 throw CommandError.invalid("the app's APNs key cannot sign: the .p8 is not a P-256 private key")
             }
         } catch {
-            reply(WireCodec.errorReply(error as? CommandError ?? CommandError(.internalError, "internal error"), seq: seq))
+            reply(WireCodec.errorReply(error as? CommandError ?? CommandError(.internalError, "internal error"), seq: request.seq))
         }
     }
 

@@ -95,8 +95,9 @@ public final class StatelessWorker {
 
     /// One request: `[command, payload]`, or `[command, payload, proof, ts]` when signed.
     private func start(_ client: Data, _ body: [Data]) {
-        let seq = body.count >= 2 ? WireCodec.seq(of: body[1]) : nil
+        // The payload's `seq` is read here only for a refusal: the handler's decode reads it with the rest.
         func refuse(_ error: CommandError) {
+            let seq = body.count >= 2 ? WireCodec.seq(of: body[1]) : nil
             replies.post((client, WireCodec.errorReply(error, seq: seq)))
             open += 1
         }
