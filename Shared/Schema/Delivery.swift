@@ -72,40 +72,12 @@ public struct DeviceTokensReply: Codable, Equatable, Sendable {
 }
 
 extension DeviceTokens {
-    /// One device's tokens from its tree: the first of each key, null as absent.
+    /// One device's tokens from its tree.
     init(_ tree: JSONValue, path: [any CodingKey]) throws {
-        guard case .object(let fields) = tree else {
-            throw DecodingError.typeMismatch(DeviceTokens.self, .init(codingPath: path, debugDescription: "a device's tokens are not an object"))
-        }
-        var apnsToken, voipToken, liveActivityToken, authorization: String?
-        var production: Bool?
-        var seen = Set<String>()
-        for (key, value) in fields.members where seen.insert(key).inserted {
-            func text() throws -> String? {
-                switch value {
-                case .null: return nil
-                case .string(let text): return text
-                default: throw DecodingError.typeMismatch(String.self, .init(codingPath: path, debugDescription: "\(key) is not a string"))
-                }
-            }
-            switch key {
-            case CodingKeys.apnsToken.rawValue: apnsToken = try text()
-            case CodingKeys.voipToken.rawValue: voipToken = try text()
-            case CodingKeys.liveActivityToken.rawValue: liveActivityToken = try text()
-            case CodingKeys.authorization.rawValue: authorization = try text()
-            case CodingKeys.apnsProduction.rawValue:
-                guard case .bool(let flag) = value else {
-                    throw DecodingError.typeMismatch(Bool.self, .init(codingPath: path, debugDescription: "apns_production is not a bool"))
-                }
-                production = flag
-            default: break
-            }
-        }
-        guard let production else {
-            throw DecodingError.keyNotFound(CodingKeys.apnsProduction, .init(codingPath: path, debugDescription: "apns_production is missing"))
-        }
-        self.init(apnsToken: apnsToken, apnsProduction: production, voipToken: voipToken, liveActivityToken: liveActivityToken,
-                  authorization: authorization)
+        let fields = try TreeFields(tree, as: DeviceTokens.self, path: path)
+        self.init(apnsToken: try fields.string(CodingKeys.apnsToken), apnsProduction: try fields.bool(required: CodingKeys.apnsProduction),
+                  voipToken: try fields.string(CodingKeys.voipToken), liveActivityToken: try fields.string(CodingKeys.liveActivityToken),
+                  authorization: try fields.string(CodingKeys.authorization))
     }
 }
 
@@ -156,6 +128,23 @@ public struct ApnsSend: Codable, Equatable, Sendable {
         self.notifications = notifications
     }
     enum CodingKeys: String, CodingKey { case appKey = "app_key", credentials, notifications }
+
+    /// The notifications read from their tree (`TreeFields`), not key by key through the decoder.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        appKey = try container.decodeIfPresent(String.self, forKey: .appKey)
+        credentials = try container.decodeIfPresent(ApnsKey.self, forKey: .credentials)
+        notifications = try treeItems(try container.decodeIfPresent(JSONValue.self, forKey: .notifications), as: ApnsNotification.self,
+                                      path: [CodingKeys.notifications]) { item, path in
+            let fields = try TreeFields(item, as: ApnsNotification.self, path: path)
+            typealias Key = ApnsNotification.CodingKeys
+            return ApnsNotification(id: try fields.string(required: Key.id), token: try fields.string(required: Key.token),
+                                    production: try fields.bool(required: Key.production), topic: try fields.string(required: Key.topic),
+                                    pushType: try fields.string(required: Key.pushType), priority: try fields.int(required: Key.priority),
+                                    expiration: try fields.int(Key.expiration), collapseID: try fields.string(Key.collapseID),
+                                    payload: try fields.string(required: Key.payload), apnsID: try fields.string(Key.apnsID))
+        }
+    }
 }
 
 /// An app's provider key as a sender needs it.
@@ -232,4 +221,21 @@ public struct ApnsResult: Codable, Equatable, Sendable {
 public struct ApnsSent: Codable, Equatable, Sendable {
     public var results: [ApnsResult]
     public init(results: [ApnsResult]) { self.results = results }
+
+    enum CodingKeys: String, CodingKey { case results }
+
+    /// The results read from their tree (`TreeFields`), not key by key through the decoder.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let tree = try container.decode(JSONValue.self, forKey: .results)
+        guard let results = try treeItems(tree, as: ApnsResult.self, path: [CodingKeys.results], { item, path in
+            let fields = try TreeFields(item, as: ApnsResult.self, path: path)
+            typealias Key = ApnsResult.CodingKeys
+            return ApnsResult(id: try fields.string(required: Key.id), status: try fields.int(required: Key.status), reason: try fields.string(Key.reason),
+                              timestamp: try fields.double(Key.timestamp), retryAfter: try fields.double(Key.retryAfter))
+        }) else {
+            throw DecodingError.valueNotFound([ApnsResult].self, .init(codingPath: [CodingKeys.results], debugDescription: "results is null"))
+        }
+        self.results = results
+    }
 }

@@ -48,4 +48,42 @@ struct DeviceTokensReplyTests {
         let text = String(decoding: WireCodec.encode(Reply(reply)), as: UTF8.self)
         #expect(try decode(text) == reply)
     }
+
+    @Test("apns.send and its answer read back as written, random values, 200 rounds; wrong types and missing fields refused with the decoder's codes")
+    func apnsBatchesReadAsWritten() throws {
+        var random = TestRandom()
+        func text() -> String { FieldCodingTests.text(&random) }
+        for _ in 0..<200 {
+            let notifications = (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                ApnsNotification(id: text(), token: text(), production: .random(using: &random), topic: text(), pushType: text(),
+                                 priority: Int.random(in: -5...10, using: &random),
+                                 expiration: Bool.random(using: &random) ? Int.random(in: 0...2_000_000_000, using: &random) : nil,
+                                 collapseID: Bool.random(using: &random) ? text() : nil, payload: text(),
+                                 apnsID: Bool.random(using: &random) ? text() : nil)
+            }
+            let send = ApnsSend(appKey: Bool.random(using: &random) ? text() : nil,
+                                credentials: ApnsKey(teamID: text(), keyID: text(), p8: "-----BEGIN PRIVATE KEY-----\n" + text()),
+                                notifications: Bool.random(using: &random) ? notifications : nil)
+            #expect(try WireCodec.decode(ApnsSend.self, from: WireCodec.encode(send)) == send)
+            let sent = ApnsSent(results: (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                ApnsResult(id: text(), status: Int.random(in: 0...600, using: &random), reason: Bool.random(using: &random) ? text() : nil,
+                           timestamp: Bool.random(using: &random) ? Double(Int.random(in: 0...2_000_000_000_000, using: &random)) : nil,
+                           retryAfter: Bool.random(using: &random) ? Double.random(in: 0...100, using: &random) : nil)
+            })
+            #expect(try WireCodec.decode(ApnsSent.self, from: WireCodec.encode(sent)) == sent)
+        }
+        let good = #"{"id":"d1","token":"aa","production":true,"topic":"t","push_type":"alert","priority":10,"payload":"{}"}"#
+        for (text, code) in [(#"{"notifications":[\#(good)]}"#, 0),
+                             (#"{"notifications":[\#(good.replacingOccurrences(of: "\"priority\":10", with: "\"priority\":\"10\""))]}"#, 6017),
+                             (#"{"notifications":[\#(good.replacingOccurrences(of: "\"token\":\"aa\",", with: ""))]}"#, 6001),
+                             (#"{"notifications":{"a":1}}"#, 6017),
+                             (#"{"notifications":[7]}"#, 6017)] {
+            do {
+                _ = try WireCodec.decode(ApnsSend.self, from: Data(text.utf8))
+                #expect(code == 0, "accepted \(text)")
+            } catch {
+                #expect(Int(error.code.rawValue) == code, "\(text): \(error)")
+            }
+        }
+    }
 }

@@ -1,0 +1,82 @@
+import JSON
+
+/// One object of a parsed tree, its members read as the keyed decoder reads them: the first of a
+/// key, null as absent for an optional, a value of another type refused with the same
+/// `DecodingError` (so `WireCodec` gives the same code). For the sending path's batches, where a
+/// decoder looking up every key of every item was the largest cost (`device.tokens`' replies,
+/// `apns.send` and its answers).
+struct TreeFields {
+    let members: [(key: String, value: JSONValue)]
+    let path: [any CodingKey]
+
+    init<T>(_ value: JSONValue, as type: T.Type, path: [any CodingKey]) throws {
+        guard case .object(let object) = value else {
+            throw DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: "expected an object"))
+        }
+        members = object.members
+        self.path = path
+    }
+
+    /// The first value of `key`, nil when absent or null.
+    private func value(_ key: some CodingKey) -> JSONValue? {
+        for member in members where member.key == key.stringValue {
+            if case .null = member.value { return nil }
+            return member.value
+        }
+        return nil
+    }
+
+    private func mismatch<T>(_ type: T.Type, _ key: some CodingKey) -> DecodingError {
+        .typeMismatch(type, .init(codingPath: path + [key], debugDescription: "\(key.stringValue) is not a \(type)"))
+    }
+
+    private func missing(_ key: some CodingKey) -> DecodingError {
+        .keyNotFound(key, .init(codingPath: path, debugDescription: "\(key.stringValue) is missing"))
+    }
+
+    func string(_ key: some CodingKey) throws -> String? {
+        guard let value = value(key) else { return nil }
+        guard case .string(let text) = value else { throw mismatch(String.self, key) }
+        return text
+    }
+
+    func string(required key: some CodingKey) throws -> String {
+        guard let text = try string(key) else { throw missing(key) }
+        return text
+    }
+
+    func bool(required key: some CodingKey) throws -> Bool {
+        guard let value = value(key) else { throw missing(key) }
+        guard case .bool(let flag) = value else { throw mismatch(Bool.self, key) }
+        return flag
+    }
+
+    func int(_ key: some CodingKey) throws -> Int? {
+        guard let value = value(key) else { return nil }
+        guard case .number(let number) = value, let integer = Int(exactly: number.value) else { throw mismatch(Int.self, key) }
+        return integer
+    }
+
+    func int(required key: some CodingKey) throws -> Int {
+        guard let integer = try int(key) else { throw missing(key) }
+        return integer
+    }
+
+    func double(_ key: some CodingKey) throws -> Double? {
+        guard let value = value(key) else { return nil }
+        guard case .number(let number) = value else { throw mismatch(Double.self, key) }
+        return number.value
+    }
+}
+
+/// An array of a parsed tree, each item read by `read` (nil or null: nil).
+func treeItems<T>(_ value: JSONValue?, as type: T.Type, path: [any CodingKey], _ read: (JSONValue, [any CodingKey]) throws -> T) throws -> [T]? {
+    guard let value, value != .null else { return nil }
+    guard case .array(let items) = value else {
+        throw DecodingError.typeMismatch([T].self, .init(codingPath: path, debugDescription: "expected an array"))
+    }
+    var result: [T] = []
+    result.reserveCapacity(items.count)
+    for item in items { result.append(try read(item, path)) }
+    return result
+}
