@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import Synchronization
 
 /// The console's signed-in sessions. A session is a cookie the api signs with a key derived from
 /// server.key and the admin secret, `v1.<principal>.<session id>.<expires>.<mac>`, so every api
@@ -7,7 +8,7 @@ import Foundation
 /// its CSRF token is an HMAC of its id. Signing out forgets the id in this process until it would have
 /// expired (other api processes, and this one once restarted, honour the cookie until it expires:
 /// keep `lifetime` short).
-public final class ConsoleSessions: @unchecked Sendable {
+public final class ConsoleSessions: Sendable {
     public struct Session: Equatable, Sendable {
         public let caller: Caller
         public let id: String
@@ -22,10 +23,8 @@ public final class ConsoleSessions: @unchecked Sendable {
     private let key: String
     /// Seconds a session lasts from sign-in.
     public let lifetime: Double
-    /// Ids signed out, with their expiry (dropped once expired).
-    private var revoked: [String: Double] = [:]
-    private var nextPrune = 0.0
-    private let lock = NSLock()
+    /// Ids signed out, with their expiry (dropped once expired, looked for once a minute).
+    private let revoked = Mutex<(ids: [String: Double], nextPrune: Double)>(([:], 0))
 
     public init(secrets: Secrets, lifetime: Double, secure: Bool) {
         key = HMAC.sha256Hex(key: secrets.serverKey, message: Data("console-session\n\(secrets.admin)".utf8))
@@ -59,7 +58,7 @@ public final class ConsoleSessions: @unchecked Sendable {
         } else {
             return nil
         }
-        guard lock.withLock({ revoked[parts[2]] }) == nil else { return nil }
+        guard revoked.withLock({ $0.ids[parts[2]] }) == nil else { return nil }
         return Session(caller: caller, id: parts[2], expires: expires)
     }
 
@@ -68,13 +67,13 @@ public final class ConsoleSessions: @unchecked Sendable {
 
     /// Signs `session` out in this process.
     public func close(_ session: Session, now: Double) {
-        lock.withLock {
+        revoked.withLock { revoked in
             // The expired ones go once a minute, not at each sign-out.
-            if now >= nextPrune {
-                revoked = revoked.filter { $0.value > now }
-                nextPrune = now + 60
+            if now >= revoked.nextPrune {
+                revoked.ids = revoked.ids.filter { $0.value > now }
+                revoked.nextPrune = now + 60
             }
-            revoked[session.id] = session.expires
+            revoked.ids[session.id] = session.expires
         }
     }
 

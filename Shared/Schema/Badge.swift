@@ -50,13 +50,6 @@ public struct BadgeValues: Codable, Equatable, Sendable {
 }
 
 /// `badge.values` (the app): the stored badges of up to 1000 of its devices, answered as `BadgeValues`
-/// (a device never set reads 0; one this service does not know for the app is in `unknown`).
-public struct BadgeValuesQuery: Codable, Equatable, Sendable {
-    public var appKey: String?
-    public var registrationIDs: [String]?
-    public init(appKey: String?, registrationIDs: [String]?) {
-        self.appKey = appKey
-        self.registrationIDs = registrationIDs
-    }
-    enum CodingKeys: String, CodingKey { case appKey = "app_key", registrationIDs = "registration_ids" }
-}
+/// (a device never set reads 0; one this service does not know for the app is in `unknown`). The
+/// shape of `devices.status`' question: an app and some of its devices.
+public typealias BadgeValuesQuery = DevicesStatusQuery
