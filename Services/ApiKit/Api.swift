@@ -84,7 +84,8 @@ public final class Api: Sendable {
     /// The answer when every handler thread is taken and the queue is full.
     public static let busy = answer(503, Refusal(503, Int(ResultCode.timeout.rawValue), "the server is busy, retry").body, [])
 
-    private static func answer(_ status: Int, _ body: JSONValue, _ headers: [(name: String, value: String)]) -> HTTPResponse {
+    /// A JSON answer: the REST API's and the console's.
+    static func answer(_ status: Int, _ body: JSONValue, _ headers: [(name: String, value: String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, body: WireCodec.encode(body), headers: [("Content-Type", "application/json; charset=utf-8")] + headers)
     }
 }

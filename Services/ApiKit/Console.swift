@@ -78,9 +78,9 @@ public final class Console: Sendable {
                 response = try file(request)
             }
         } catch let refusal as Refusal {
-            response = Self.json(refusal.status, refusal.body)
+            response = Api.answer(refusal.status, refusal.body)
         } catch {
-            response = Self.json(500, Refusal(500, Int(ResultCode.internalError.rawValue), "internal error").body)
+            response = Api.answer(500, Refusal(500, Int(ResultCode.internalError.rawValue), "internal error").body)
         }
         response.headers += Self.securityHeaders
         return response
@@ -107,8 +107,8 @@ public final class Console: Sendable {
         switch request.method {
         case "GET":
             // Signed out is an answer, not an error: the page asks before it knows.
-            guard let session else { return Self.json(200, .object(["role": .null])) }
-            return Self.json(200, describe(session))
+            guard let session else { return Api.answer(200, .object(["role": .null])) }
+            return Api.answer(200, describe(session))
         case "POST":
             guard request.header("Content-Type")?.lowercased().hasPrefix("application/json") == true else {
                 throw Refusal(415, Int(ResultCode.pushInvalid.rawValue), "sign in with a JSON body (Content-Type: application/json)")
@@ -126,12 +126,12 @@ public final class Console: Sendable {
                 throw Refusal(401, Refusal.unauthorized, "wrong app_key and master secret, or admin secret")
             }
             let (opened, cookie) = sessions.open(caller, now: now)
-            return Self.json(200, describe(opened), [("Set-Cookie", setCookie(cookie, maxAge: Int(sessions.lifetime)))])
+            return Api.answer(200, describe(opened), [("Set-Cookie", setCookie(cookie, maxAge: Int(sessions.lifetime)))])
         case "DELETE":
             guard let session else { throw Self.signedOut }
             try checkCSRF(request, session)
             sessions.close(session, now: now)
-            return Self.json(200, .object([:]), [("Set-Cookie", setCookie("", maxAge: 0))])
+            return Api.answer(200, .object([:]), [("Set-Cookie", setCookie("", maxAge: 0))])
         default:
             var refusal = Refusal(405, Int(ResultCode.pushInvalid.rawValue), "the session takes GET, POST and DELETE")
             refusal.allow = "GET, POST, DELETE"
@@ -181,9 +181,5 @@ public final class Console: Sendable {
         inner.path = "/" + request.path.dropFirst(Self.apiPrefix.count)
         inner.headers.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
         return api.handle(inner, as: session.caller)
-    }
-
-    private static func json(_ status: Int, _ body: JSONValue, _ headers: [(name: String, value: String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status, body: WireCodec.encode(body), headers: [("Content-Type", "application/json; charset=utf-8")] + headers)
     }
 }

@@ -49,13 +49,7 @@ enum ConsoleRoutes {
                 device[key] = .object(JSONObject(masked))
             }
             let named: [String: JSONValue] = ["registration_id": .string(id)]
-            // Without a channel to ask (none runs, or it is away), whether it is online is unknown.
-            let status: JSONValue
-            do {
-                status = try call.call(.devicesStatus, ["registration_ids": .array([.string(id)])])["devices"]?[id] ?? .null
-            } catch let refusal as Refusal where refusal.status == 503 {
-                status = .null
-            }
+            let status = try DeviceOperations.liveStatus(call, [id])?[id] ?? .null
             let history = try call.call(.pushDeviceHistory, named)["deliveries"] ?? .array([])
             return .object([
                 "device": .object(device),

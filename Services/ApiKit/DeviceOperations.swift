@@ -73,12 +73,7 @@ enum DeviceOperations {
         let ids = try registrationIDs(in: call.object(), field: "registration_ids")
         var lastContact: [String: JSONValue] = [:]
         for id in ids { lastContact[id] = try device(call, id)["updated_at"] ?? .null }
-        let live: JSONValue?
-        do {
-            live = try call.call(.devicesStatus, ["registration_ids": .array(ids.map(JSONValue.string))])["devices"]
-        } catch where error.status == 503 {
-            live = nil
-        }
+        let live = try liveStatus(call, ids)
         var devices: [String: JSONValue] = [:]
         for id in ids {
             let status = live?[id]
@@ -86,6 +81,16 @@ enum DeviceOperations {
                                    "last_online_time": status?["last_online_time"] ?? lastContact[id] ?? .null])
         }
         return .object(devices)
+    }
+
+    /// `devices.status` from the device channel: registration ID → `online`, `last_online_time`; nil
+    /// when no channel answers (none runs, or it is away): then whether they are online is unknown.
+    static func liveStatus(_ call: RouteCall, _ ids: [String]) throws(Refusal) -> JSONValue? {
+        do {
+            return try call.call(.devicesStatus, ["registration_ids": .array(ids.map(JSONValue.string))])["devices"]
+        } catch where error.status == 503 {
+            return nil
+        }
     }
 
     static func tags(_ call: RouteCall) throws(Refusal) -> JSONValue {

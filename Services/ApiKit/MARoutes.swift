@@ -26,11 +26,9 @@ enum MARoutes {
     ]
 
     /// `command` for the path's EUID; an EUID the app does not have (-2 from analytics) is 404.
-    private static func user(_ call: RouteCall, _ command: Command) throws -> JSONValue {
-        do {
-            return try call.call(command, ["euid": .string(call.parameter("euid"))]).withoutEnvelope
-        } catch let refusal where refusal.code == Int(ResultCode.maNotStarted.rawValue) {
-            throw Refusal(404, refusal.code, "no user with this euid in the app")
+    private static func user(_ call: RouteCall, _ command: Command) throws(Refusal) -> JSONValue {
+        try PushOperations.unknownIsNotFound("user with this euid", unknown: .maNotStarted) { () throws(Refusal) in
+            try call.call(command, ["euid": .string(call.parameter("euid"))]).withoutEnvelope
         }
     }
 }

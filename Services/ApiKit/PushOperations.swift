@@ -121,8 +121,9 @@ enum PushOperations {
     }
 
     /// A refusal of the ID in the path (1003: no such message or schedule of this app) as 404.
-    static func unknownIsNotFound(_ what: String, _ work: () throws(Refusal) -> JSONValue) throws(Refusal) -> JSONValue {
-        do { return try work() } catch where error.code == Int(ResultCode.pushInvalid.rawValue) {
+    static func unknownIsNotFound(_ what: String, unknown: ResultCode = .pushInvalid,
+                                  _ work: () throws(Refusal) -> JSONValue) throws(Refusal) -> JSONValue {
+        do { return try work() } catch where error.code == Int(unknown.rawValue) {
             throw Refusal(404, error.code, "no \(what) in this app: \(error.message)")
         }
     }

@@ -97,8 +97,7 @@ public final class PushHandler: RequestHandler {
     /// The app's messages, newest first, a page at a time.
     func list(_ p: PushListQuery, in db: Database) throws -> PushListReply {
         let appKey = try Validate.appKey(p.appKey)
-        let limit = p.limit ?? 20
-        guard (1...100).contains(limit) else { throw CommandError.badField("limit must be 1...100") }
+        let limit = try Self.pageLimit(p.limit)
         var before: Int64?
         if let text = p.before {
             guard let id = Int64(text), id > 0 else { throw CommandError.badField("before must be a msg_id") }
@@ -109,12 +108,18 @@ public final class PushHandler: RequestHandler {
         return PushListReply(messages: page, next: entries.count > limit ? page.last?.msgID : nil)
     }
 
+    /// A page's size: 20 when not given, else 1...100.
+    static func pageLimit(_ given: Int?) throws(CommandError) -> Int {
+        let limit = given ?? 20
+        guard (1...100).contains(limit) else { throw CommandError.badField("limit must be 1...100") }
+        return limit
+    }
+
     /// The messages that went to one device of the app, newest first.
     func deviceHistory(_ p: PushDeviceHistoryQuery, in db: Database) throws -> PushDeviceHistoryReply {
         let appKey = try Validate.appKey(p.appKey)
         let registrationID = try Validate.registrationID(p.registrationID)
-        let limit = p.limit ?? 20
-        guard (1...100).contains(limit) else { throw CommandError.badField("limit must be 1...100") }
+        let limit = try Self.pageLimit(p.limit)
         return PushDeviceHistoryReply(deliveries: try messages.deviceHistory(db, appKey: appKey, registrationID: registrationID, limit: limit))
     }
 

@@ -111,8 +111,8 @@ public struct FieldWriter {
         if let values { write(values, for: key) }
     }
 
-    /// `value`'s object, on its own.
-    static func object(_ value: some FieldWritable) -> Data {
+    /// `value`'s object, on its own, as `JSONTreeEncoder` writes it.
+    public static func object(_ value: some FieldWritable) -> Data {
         var fields = FieldWriter()
         value.write(fields: &fields)
         return fields.data()

@@ -52,11 +52,7 @@ public enum WireCodec {
     }
 
     /// A value that writes its own fields, as `encode` would write it.
-    static func written(_ value: some FieldWritable) -> Data {
-        var fields = FieldWriter()
-        value.write(fields: &fields)
-        return fields.data()
-    }
+    static func written(_ value: some FieldWritable) -> Data { FieldWriter.object(value) }
 
     /// An error reply frame for `error`, echoing `seq`.
     public static func errorReply(_ error: CommandError, seq: Int? = nil) -> Data {
