@@ -95,8 +95,8 @@ struct DeviceState: Codable, Equatable {
     }
 
     /// Writes the file whole: a temporary file, created readable by this user only before a byte of
-    /// it is written, synced, then renamed over the last.
-    func save(to url: URL) throws {
+    /// it is written, synced (unless `synced` is false), then renamed over the last.
+    func save(to url: URL, synced: Bool = true) throws {
         #if canImport(Security) && canImport(Darwin)
         // On Apple platforms the secret goes to the Keychain and the file keeps the rest.
         var stored = self
@@ -120,9 +120,9 @@ struct DeviceState: Codable, Equatable {
             }
             return true
         }
-        let synced = fsync(fd) == 0
+        let flushed = !synced || fsync(fd) == 0
         close(fd)
-        guard written, synced, rename(temporary, url.path) == 0 else {
+        guard written, flushed, rename(temporary, url.path) == 0 else {
             unlink(temporary)
             throw TransportError("cannot replace \(url.path)")
         }

@@ -92,7 +92,8 @@ extension PushBusClient {
         guard data.count <= Self.maxEventBytes else {
             return PushBusLog.say(.error, "eventRecord(\(name)): \(data.count) bytes, at most \(Self.maxEventBytes); event dropped")
         }
-        let full = withState(save: true) { state -> Bool in
+        // Not synced: recording an event must not cost the app a disk flush each time.
+        let full = withState(save: true, synced: false) { state -> Bool in
             state.events.append(data)
             if state.euid == nil, state.events.count > maxEventCacheCount {
                 state.events.removeFirst(state.events.count - maxEventCacheCount)

@@ -35,13 +35,14 @@ public final class PushBusClient: @unchecked Sendable {
     var collectControl = MACollectControl()
     var flushScheduled = false
 
-    /// Runs `body` on the state under the lock; `save` writes the file when it changed.
+    /// Runs `body` on the state under the lock; `save` writes the file when it changed, synced to the
+    /// disk unless `synced` is false (an analytics event: the write survives the app, not a power loss).
     @discardableResult
-    func withState<T>(save: Bool = false, _ body: (inout DeviceState) -> T) -> T {
+    func withState<T>(save: Bool = false, synced: Bool = true, _ body: (inout DeviceState) -> T) -> T {
         lock.lock()
         defer { lock.unlock() }
         let result = body(&state)
-        if save { try? state.save(to: stateURL) }
+        if save { try? state.save(to: stateURL, synced: synced) }
         return result
     }
 
