@@ -107,7 +107,7 @@ public final class Fanout: SideLoop {
             try store.write { db in
                 var tally = Tally()
                 for (delivery, reason) in built.unsendable {
-                    try fanout.failed(db, delivery, reason: reason)
+                    try fanout.failed(db, delivery, reason: reason, at: now)
                     tally.failed[delivery.message, default: 0] += 1
                 }
                 try tally.record(db, fanout)
@@ -174,14 +174,14 @@ public final class Fanout: SideLoop {
                         _ tally: inout Tally) throws -> (appKey: String, dead: InvalidToken)? {
         switch ApnsOutcome(result, attempts: delivery.attempts + 1, maxAttempts: settings.maxAttempts, now: now) {
         case .sent:
-            try fanout.sent(db, delivery)
+            try fanout.sent(db, delivery, at: now)
             tally.sent[delivery.message, default: 0] += 1
         case .retry(let after):
             try fanout.retry(db, delivery, due: now + after)
         case .wait(let after):
             try fanout.unlease(db, delivery, due: now + after)
         case .failed(let reason, let tokenDeadSince):
-            try fanout.failed(db, delivery, reason: reason)
+            try fanout.failed(db, delivery, reason: reason, at: now)
             tally.failed[delivery.message, default: 0] += 1
             guard let tokenDeadSince, let message = notifications.cached(delivery.message) else { return nil }
             return (message.appKey, InvalidToken(registrationID: delivery.registrationID, token: delivery.token,
@@ -201,10 +201,10 @@ public final class Fanout: SideLoop {
                 continue
             }
             if devices[delivery.registrationID] == "queued" {
-                try fanout.sent(db, delivery)
+                try fanout.sent(db, delivery, at: now)
                 tally.sent[delivery.message, default: 0] += 1
             } else {
-                try fanout.failed(db, delivery, reason: devices[delivery.registrationID] == "offline" ? "Offline" : "UnknownDevice")
+                try fanout.failed(db, delivery, reason: devices[delivery.registrationID] == "offline" ? "Offline" : "UnknownDevice", at: now)
                 tally.failed[delivery.message, default: 0] += 1
             }
         }

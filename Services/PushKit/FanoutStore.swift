@@ -33,9 +33,22 @@ struct FanoutStore {
     /// The apps with messages of one lane (`direct` or not) whose pages are not all expanded, in
     /// app-key order.
     func openApps(_ db: Database, direct: Bool) throws -> [String] {
-        try db.rows("""
-            SELECT DISTINCT app_key FROM messages WHERE direct = ? AND state IN ('queued', 'sending') AND exhausted = 0 ORDER BY app_key
-            """, direct).compactMap { $0[0].string }
+        try db.rows(Self.distinctAppKeys(in: "messages", where: "direct = ?1 AND state IN ('queued', 'sending') AND exhausted = 0"),
+                    direct).compactMap { $0[0].string }
+    }
+
+    /// The distinct `app_key`s of `table`'s rows that match `condition`, in order: one index probe
+    /// per app (the next key after the last), never a walk over the rows, which a `SELECT DISTINCT`
+    /// is (a burst of fired local notifications leaves thousands of open messages of one app, and
+    /// every pass of the fan-out asks). `condition` must be the partial index's, or imply it.
+    static func distinctAppKeys(in table: String, where condition: String) -> String {
+        """
+        WITH RECURSIVE apps(app_key) AS (
+            SELECT (SELECT MIN(app_key) FROM \(table) WHERE \(condition))
+            UNION ALL
+            SELECT (SELECT MIN(app_key) FROM \(table) WHERE \(condition) AND app_key > apps.app_key) FROM apps WHERE apps.app_key IS NOT NULL)
+        SELECT app_key FROM apps WHERE app_key IS NOT NULL
+        """
     }
 
     /// `appKey`'s messages of one lane with pages left to expand, in id order from the first after
@@ -72,24 +85,25 @@ struct FanoutStore {
                 INSERT OR IGNORE INTO deliveries (message, app_key, registration_id, token, production, badge, due) VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, message, appKey, d.registrationID, d.token, d.production, d.badge, d.due)
         }
+        // `sending`, or at once `done` when this was the last page and nothing is pending.
         try db.run("""
             UPDATE messages SET targets = targets + ?, pending = pending + ?, cursor = ?, exhausted = ?,
-                audience_total = COALESCE(?, audience_total), expanded = expanded + ?, state = 'sending'
+                audience_total = COALESCE(?, audience_total), expanded = expanded + ?,
+                state = CASE WHEN ? AND pending + ? <= 0 THEN 'done' ELSE 'sending' END
             WHERE id = ?
-            """, added, added, nextCursor, nextCursor == nil, total, looked, message)
-        try finishIfDone(db, message: message)
+            """, added, added, nextCursor, nextCursor == nil, total, looked, nextCursor == nil, added, message)
         return added
     }
 
     /// Hands up to `limit` due deliveries to the caller, leased so no other pass takes them: the
-    /// apps with due work in turn, `quantum` at a time each, starting with the first app after
+    /// apps with deliveries waiting in turn, `quantum` at a time each, starting with the first app after
     /// `after` (the last one served before), each app's oldest due first; so one app's broadcast
     /// never holds back another app's push by more than a turn. A lease outlives nothing but this
     /// process (`releaseLeases` at start). Returns the deliveries and the last app served.
     /// `room` caps what one app may take in this pass (its share of the sender slots).
     func lease(_ db: Database, now: Double, limit: Int, quantum: Int = 100, after: String? = nil,
                room: (String) -> Int = { _ in .max }) throws -> (deliveries: [Delivery], last: String?) {
-        let apps = try db.rows("SELECT DISTINCT app_key FROM messages WHERE state = 'sending' ORDER BY app_key").compactMap { $0[0].string }
+        let apps = try db.rows(Self.distinctAppKeys(in: "deliveries", where: "status = 0 AND leased = 0")).compactMap { $0[0].string }
         let start = after.flatMap { last in apps.firstIndex { $0 > last } } ?? 0
         var turn = Array(apps[start...] + apps[..<start])
         var leased: [Delivery] = []
@@ -134,9 +148,13 @@ struct FanoutStore {
         return due >= limit
     }
 
-    /// When the next delivery not leased falls due, if any.
+    /// When the next delivery not leased falls due, if any: the earliest of each app's, each one
+    /// probe of the index by app.
     func nextDue(_ db: Database) throws -> Double? {
-        try db.value("SELECT MIN(due) FROM deliveries WHERE status = 0 AND leased = 0").double
+        try db.value("""
+            SELECT MIN((SELECT MIN(due) FROM deliveries WHERE app_key = apps.app_key AND status = 0 AND leased = 0))
+            FROM (\(Self.distinctAppKeys(in: "deliveries", where: "status = 0 AND leased = 0"))) apps
+            """).double
     }
 
     /// A process that stopped with deliveries handed to senders did not learn their fate: they are
@@ -146,14 +164,14 @@ struct FanoutStore {
         try db.run("UPDATE deliveries SET status = \(Self.unlessWithdrawn), leased = 0 WHERE leased = 1")
     }
 
-    func sent(_ db: Database, _ d: Delivery) throws {
-        try db.run("UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1 WHERE id = ?", d.id)
+    func sent(_ db: Database, _ d: Delivery, at now: Double) throws {
+        try db.run("UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1, answered_at = ? WHERE id = ?", now, d.id)
     }
 
-    func failed(_ db: Database, _ d: Delivery, reason: String) throws {
+    func failed(_ db: Database, _ d: Delivery, reason: String, at now: Double) throws {
         try db.run("""
-            UPDATE deliveries SET status = 2, reason = ?, leased = 0, attempts = attempts + 1 WHERE id = ?
-            """, reason, d.id)
+            UPDATE deliveries SET status = 2, reason = ?, leased = 0, attempts = attempts + 1, answered_at = ? WHERE id = ?
+            """, reason, now, d.id)
         try db.run("""
             INSERT INTO failures (message, reason, count) VALUES (?, ?, 1)
             ON CONFLICT (message, reason) DO UPDATE SET count = count + 1
@@ -163,8 +181,11 @@ struct FanoutStore {
     /// A message's counters after some of its deliveries ended: `sent` sent, `failed` failed for
     /// good; `done` once every page is expanded and nothing is pending.
     func tally(_ db: Database, message: Int64, sent: Int, failed: Int) throws {
-        try db.run("UPDATE messages SET sent = sent + ?, pending = pending - ? WHERE id = ?", sent, sent + failed, message)
-        try finishIfDone(db, message: message)
+        try db.run("""
+            UPDATE messages SET sent = sent + ?, pending = pending - ?,
+                state = CASE WHEN state = 'sending' AND exhausted = 1 AND pending - ? <= 0 THEN 'done' ELSE state END
+            WHERE id = ?
+            """, sent, sent + failed, sent + failed, message)
     }
 
     /// The status of a delivery back from a sender unanswered: pending again (0), or withdrawn (3)
@@ -181,10 +202,5 @@ struct FanoutStore {
     /// Back in the queue at `due` without counting an attempt: the request never reached a sender.
     func unlease(_ db: Database, _ d: Delivery, due: Double) throws {
         try db.run("UPDATE deliveries SET status = \(Self.unlessWithdrawn), leased = 0, due = ? WHERE id = ? AND status = 0", due, d.id)
-    }
-
-    /// `done` once every page is expanded and nothing is pending.
-    func finishIfDone(_ db: Database, message: Int64) throws {
-        try db.run("UPDATE messages SET state = 'done' WHERE id = ? AND exhausted = 1 AND pending <= 0 AND state = 'sending'", message)
     }
 }

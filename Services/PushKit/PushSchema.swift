@@ -135,5 +135,15 @@ enum PushSchema {
         Migration("push-9", """
             CREATE INDEX messages_by_app ON messages (app_key, id);
             """),
+        // When each delivery ended (a device's page in the console, and the burst benchmark's
+        // lateness). Indexes no query reads any more, each kept up on every message and every
+        // delivery written, are dropped: the apps with work are found from the deliveries
+        // (`distinctAppKeys`), and the next retry per app (`nextDue`).
+        Migration("push-10", """
+            ALTER TABLE deliveries ADD COLUMN answered_at REAL;  -- when its sender's answer (or the channel's) was recorded
+            DROP INDEX messages_open;
+            DROP INDEX messages_open_by_app;
+            DROP INDEX deliveries_due;
+            """),
     ]
 }

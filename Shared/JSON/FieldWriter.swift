@@ -83,6 +83,39 @@ public struct FieldWriter {
         member(key) { $0.append(value ? "true" : "false") }
     }
 
+    /// Nothing when nil.
+    public mutating func writeIfPresent(_ value: [String]?, for key: some CodingKey) {
+        if let value { write(value, for: key) }
+    }
+
+    public mutating func writeIfPresent(_ value: Bool?, for key: some CodingKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// A number as the encoder writes a `Double` (its shortest text); `null` for one JSON cannot
+    /// hold (infinite, NaN), where the encoder would fail the whole value: never given by our types,
+    /// which check their numbers when they are made.
+    public mutating func write(_ value: Double, for key: some CodingKey) {
+        member(key) { $0.append(value.isFinite ? JSONNumber(value).text : "null") }
+    }
+
+    public mutating func writeIfPresent(_ value: Double?, for key: some CodingKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// A JSON value as the encoder writes one: objects with sorted keys, the first of a key kept,
+    /// numbers by their value (`JSONWriter.writeAsWritten`); `null` for a value it cannot write
+    /// (a number JSON cannot hold, which no parsed value has).
+    public mutating func write(_ value: JSONValue, for key: some CodingKey) {
+        member(key) { writer in
+            let start = writer.bytes.count
+            if (try? writer.writeAsWritten(value, [key])) == nil {
+                writer.bytes.removeSubrange(start...)
+                writer.append("null")
+            }
+        }
+    }
+
     /// An object that writes its own fields, as `encode` writes a nested value.
     public mutating func write(_ value: some FieldWritable, for key: some CodingKey) {
         let object = Self.object(value)

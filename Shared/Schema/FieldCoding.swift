@@ -149,3 +149,28 @@ extension ApnsNotification: FieldWritable {
         fields.writeIfPresent(apnsID, for: CodingKeys.apnsID)
     }
 }
+
+// `local.fired`, one per fired local notification: a burst of thousands due in the same second is
+// written by the scheduler, one event each, in the transaction that fires them.
+extension LocalFiredEvent: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(appKey, for: CodingKeys.appKey)
+        fields.write(registrationID, for: CodingKeys.registrationID)
+        fields.write(identifier, for: CodingKeys.identifier)
+        fields.write(content, for: CodingKeys.content)
+        fields.write(firedAt, for: CodingKeys.firedAt)
+        fields.writeIfPresent(nextFireAt, for: CodingKeys.nextFireAt)
+    }
+}
+
+extension LocalContent: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.writeIfPresent(title, for: CodingKeys.title)
+        fields.writeIfPresent(subtitle, for: CodingKeys.subtitle)
+        fields.writeIfPresent(body, for: CodingKeys.body)
+        fields.writeIfPresent(badge, for: CodingKeys.badge)
+        fields.writeIfPresent(sound, for: CodingKeys.sound)
+        fields.writeIfPresent(category, for: CodingKeys.category)
+        if let userInfo { fields.write(JSONValue.object(JSONObject(userInfo)), for: CodingKeys.userInfo) }
+    }
+}

@@ -110,13 +110,16 @@ public struct PushDeviceHistoryEntry: Codable, Equatable, Sendable {
     /// `sent`, `failed`, `pending` or `withdrawn`.
     public var status: String
     public var reason: String?
-    public init(msgID: String, createdAt: String, status: String, reason: String?) {
+    /// When it was sent or failed (the sender's answer recorded); nil while pending.
+    public var answeredAt: String?
+    public init(msgID: String, createdAt: String, status: String, reason: String?, answeredAt: String? = nil) {
         self.msgID = msgID
         self.createdAt = createdAt
         self.status = status
         self.reason = reason
+        self.answeredAt = answeredAt
     }
-    enum CodingKeys: String, CodingKey { case msgID = "msg_id", createdAt = "created_at", status, reason }
+    enum CodingKeys: String, CodingKey { case msgID = "msg_id", createdAt = "created_at", status, reason, answeredAt = "answered_at" }
 }
 
 public struct PushDeviceHistoryReply: Codable, Equatable, Sendable {

@@ -62,6 +62,48 @@ struct TreeFields {
         return integer
     }
 
+    func bool(_ key: some CodingKey) throws -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard case .bool(let flag) = value else { throw mismatch(Bool.self, key) }
+        return flag
+    }
+
+    /// A list of strings, nil when absent or null.
+    func strings(_ key: some CodingKey) throws -> [String]? {
+        guard let value = value(key) else { return nil }
+        guard case .array(let items) = value else { throw mismatch([String].self, key) }
+        var strings: [String] = []
+        strings.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item else {
+                throw DecodingError.typeMismatch(String.self, .init(codingPath: path + [key, TreeIndex(index)], debugDescription: "not a string"))
+            }
+            strings.append(text)
+        }
+        return strings
+    }
+
+    /// A member of any type, as a required `JSONValue` decodes: null is `.null`, absent is an error.
+    func tree(required key: some CodingKey) throws -> JSONValue {
+        for member in members where member.key == key.stringValue { return member.value }
+        throw missing(key)
+    }
+
+    /// A nested object's members.
+    func object<T>(required key: some CodingKey, as type: T.Type) throws -> TreeFields {
+        guard let value = value(key) else { throw missing(key) }
+        return try TreeFields(value, as: type, path: path + [key])
+    }
+
+    /// A string member that names a case of `T`, refused as the decoder refuses an unknown raw value.
+    func rawValue<T: RawRepresentable>(required key: some CodingKey, as type: T.Type) throws -> T where T.RawValue == String {
+        let text = try string(required: key)
+        guard let value = T(rawValue: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: path + [key], debugDescription: "\(text) is not a \(type)"))
+        }
+        return value
+    }
+
     func double(_ key: some CodingKey) throws -> Double? {
         guard let value = value(key) else { return nil }
         guard case .number(let number) = value else { throw mismatch(Double.self, key) }
@@ -79,4 +121,13 @@ func treeItems<T>(_ value: JSONValue?, as type: T.Type, path: [any CodingKey], _
     result.reserveCapacity(items.count)
     for item in items { result.append(try read(item, path)) }
     return result
+}
+
+/// An item's place in an array, for an error's coding path.
+struct TreeIndex: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue ?? 0)" }
+    init(_ index: Int) { intValue = index }
+    init?(stringValue: String) { return nil }
+    init?(intValue: Int) { self.intValue = intValue }
 }

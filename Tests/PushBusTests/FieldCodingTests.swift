@@ -164,6 +164,16 @@ struct FieldCodingTests {
                                  collapseID: Self.maybe(Self.text(&random), &random), payload: Self.text(&random),
                                  apnsID: Self.maybe(Self.text(&random), &random))
             }
+            var info = try WireCodec.decode([String: JSONValue].self, from: Data(#"{"n":2.50,"o":{"z":null,"a":[true,1e1]},"s":"é"}"#.utf8))
+            info[Self.text(&random)] = .string(Self.text(&random))
+            let content = LocalContent(title: Self.maybe(Self.text(&random), &random), subtitle: Self.maybe(Self.text(&random), &random),
+                                       body: Self.maybe(Self.text(&random), &random), badge: Self.maybe(Int.random(in: 0...99_999, using: &random), &random),
+                                       sound: Self.maybe(Self.text(&random), &random), category: Self.maybe(Self.text(&random), &random),
+                                       userInfo: Self.maybe(info, &random))
+            let fired = LocalFiredEvent(appKey: Self.text(&random), registrationID: Self.text(&random), identifier: Self.text(&random),
+                                        content: content, firedAt: Self.text(&random), nextFireAt: Self.maybe(Self.text(&random), &random))
+            try writesAsEncoded(fired)
+            try writesAsEncoded(Event(publisher: "scheduler", sequence: sequence, time: Self.text(&random), body: fired))
             try writesAsEncoded(ApnsSend(appKey: Self.maybe(Self.text(&random), &random),
                                          credentials: Self.maybe(ApnsKey(teamID: Self.text(&random), keyID: Self.text(&random), p8: Self.text(&random)), &random),
                                          notifications: Self.maybe(notifications, &random)))

@@ -267,6 +267,8 @@ try:
     expect(sorted(tags) == ["a&b=c|d", "vip"], f"the device's tags: {tags}")
     message = card.find_element(By.CSS_SELECTOR, f'table.device-messages tr[data-msg-id="{msg_id}"]')
     expect("sent" in message.text, f"the device's message: {message.text}")
+    answered = message.find_elements(By.TAG_NAME, "td")[-1].text
+    expect(answered.strip() != "", f"the time the message was answered is shown: {message.text}")
     expect(tokens[devices[0]] not in card.text, "the APNs token is shown whole")
     shot("devices")
     check_console("devices")

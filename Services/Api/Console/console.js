@@ -439,10 +439,11 @@ function deviceCard(detail) {
   ];
   const tags = el("ul", { class: "tags" }, (detail.tags || []).map((tag) => el("li", {}, tag)));
   const messages = el("table", { class: "device-messages" },
-    el("thead", {}, el("tr", {}, el("th", {}, "msg_id"), el("th", {}, "Created"), el("th", {}, "Result"))),
+    el("thead", {}, el("tr", {}, el("th", {}, "msg_id"), el("th", {}, "Created"), el("th", {}, "Result"), el("th", {}, "Answered"))),
     el("tbody", {}, (detail.messages || []).map((message) => el("tr", { "data-msg-id": message.msg_id },
       el("td", {}, message.msg_id), el("td", {}, time(message.created_at)),
-      el("td", {}, message.status + (message.reason ? ` (${message.reason})` : ""))))));
+      el("td", {}, message.status + (message.reason ? ` (${message.reason})` : "")),
+      el("td", {}, message.answered_at ? time(message.answered_at) : "")))));
   return el("article", { class: "device", "data-registration-id": device.registration_id },
     el("dl", {}, rows.map(([name, value]) => [el("dt", {}, name), el("dd", {}, value)])),
     el("h3", {}, "Tags"), tags, el("h3", {}, "Last messages"), messages);

@@ -15,6 +15,8 @@ public struct PushContent: Codable, Equatable, Sendable {
     /// An in-app message's own expiry (Unix seconds), when it gives one.
     public var expiresAt: Double?
 
+    enum CodingKeys: String, CodingKey { case kind, payload, badge, pages, expiresAt }
+
     /// The kinds a push body may carry, by their keys in `body` (EngageLab's v4, and JPush's v3 at
     /// the top level): one per push, every entrance passes each of them on.
     public static let kinds = ["notification", "message", "live_activity", "voip", "inapp_message"]

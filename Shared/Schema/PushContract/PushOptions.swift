@@ -16,6 +16,8 @@ public struct PushOptions: Codable, Equatable, Sendable {
     /// device channel, shown by the app itself.
     public var notificationReminder = false
 
+    enum CodingKeys: String, CodingKey { case timeToLive, apnsProduction, collapseID, bigPushDuration, cid, notificationReminder }
+
     public static let maxTimeToLive = 30 * 86_400
     public static let maxBigPushDuration = 1440
 

@@ -9,6 +9,10 @@ public struct PushPlan: Codable, Equatable, Sendable {
     public var content: PushContent
     public var options: PushOptions
 
+    /// The members a plan is stored with (`PushPlan+Fields` reads and writes them without the
+    /// Decoder and Encoder).
+    enum CodingKeys: String, CodingKey { case target, content, options }
+
     public init(_ send: PushSend, now: Date) throws(CommandError) {
         guard case .object(let body)? = send.body else { throw .missing("body is missing or not an object") }
         target = try PushTarget(send.to)

@@ -11,6 +11,8 @@ public struct PushTarget: Codable, Equatable, Sendable {
     public var tagNot: [String]?
     public var liveActivityID: String?
 
+    enum CodingKeys: String, CodingKey { case registrationIDs, aliases, tags, tagAnd, tagNot, liveActivityID }
+
     public static let maxTagsPerKind = 20
     public static let maxIDs = 1000
 
