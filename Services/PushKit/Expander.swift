@@ -142,5 +142,5 @@ public final class Expander: SideLoop {
     }
 
     /// Direct messages (a device or a few each) expanded together.
-    static let directBatch = 256
+    static let directBatch = 1000
 }

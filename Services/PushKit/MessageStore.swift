@@ -136,7 +136,7 @@ struct MessageStore {
                     failed[failure[0].string ?? "unknown"] = failure[1].int ?? 0
                 }
                 try db.run("UPDATE messages SET sent_reported = sent WHERE id = ?", id)
-                try db.run("UPDATE failures SET reported = count WHERE message = ?", id)
+                if !failed.isEmpty { try db.run("UPDATE failures SET reported = count WHERE message = ?", id) }
                 events.append(PushDeliveredEvent(appKey: appKey, msgID: msgID, sent: row[3].int ?? 0, failed: failed))
             }
         }

@@ -193,7 +193,7 @@ public final class PushHandler: RequestHandler {
     /// when the app can send (it has an APNs key); otherwise the device shows it by itself.
     public func apply(_ event: BusEvent, in db: Database) throws {
         guard Topic(rawValue: event.topic) == .localFired else { return }
-        let fired = try event.decode(LocalFiredEvent.self).body
+        let fired = try Event<LocalFiredEvent>.read(event.data).body
         guard try credentials.has(db, appKey: fired.appKey) else { return }
         let send = LocalReminder.push(fired)
         guard var plan = try? PushPlan(send, now: Date(timeIntervalSince1970: clock())) else { return }

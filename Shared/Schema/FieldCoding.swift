@@ -174,3 +174,13 @@ extension LocalContent: FieldWritable {
         if let userInfo { fields.write(JSONValue.object(JSONObject(userInfo)), for: CodingKeys.userInfo) }
     }
 }
+
+// `push.delivered`, one per message with new answers: as many as fired local notifications.
+extension PushDeliveredEvent: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(appKey, for: CodingKeys.appKey)
+        fields.write(msgID, for: CodingKeys.msgID)
+        fields.write(sent, for: CodingKeys.sent)
+        fields.write(failed, for: CodingKeys.failed)
+    }
+}

@@ -53,7 +53,8 @@ struct TreeFields {
 
     func int(_ key: some CodingKey) throws -> Int? {
         guard let value = value(key) else { return nil }
-        guard case .number(let number) = value, let integer = Int(exactly: number.value) else { throw mismatch(Int.self, key) }
+        // By its digits first: past 2^53 a Double no longer holds every integer (a `seq`).
+        guard case .number(let number) = value, let integer = Int(number.text) ?? Int(exactly: number.value) else { throw mismatch(Int.self, key) }
         return integer
     }
 
@@ -87,6 +88,14 @@ struct TreeFields {
     func tree(required key: some CodingKey) throws -> JSONValue {
         for member in members where member.key == key.stringValue { return member.value }
         throw missing(key)
+    }
+
+    /// An object member as a dictionary (the first of a key kept, as the decoder keeps it); nil
+    /// when absent or null.
+    func object(_ key: some CodingKey) throws -> [String: JSONValue]? {
+        guard let value = value(key) else { return nil }
+        guard case .object(let object) = value else { throw mismatch([String: JSONValue].self, key) }
+        return object.dictionary
     }
 
     /// A nested object's members.

@@ -70,7 +70,7 @@ public enum WireCodec {
 
     /// A decoding error as the reply says it: which field is wrong and what it must be, never the
     /// decoder's words (its type names, its numbers).
-    private static func describe(_ error: DecodingError) -> CommandError {
+    static func describe(_ error: DecodingError) -> CommandError {
         switch error {
         case .keyNotFound(let key, let context):
             return .empty("\(path(context.codingPath + [key])) is missing")

@@ -173,11 +173,39 @@ struct FieldCodingTests {
             let fired = LocalFiredEvent(appKey: Self.text(&random), registrationID: Self.text(&random), identifier: Self.text(&random),
                                         content: content, firedAt: Self.text(&random), nextFireAt: Self.maybe(Self.text(&random), &random))
             try writesAsEncoded(fired)
-            try writesAsEncoded(Event(publisher: "scheduler", sequence: sequence, time: Self.text(&random), body: fired))
+            let firedEvent = Event(publisher: "scheduler", sequence: sequence, epoch: Self.maybe(Self.text(&random), &random),
+                                   time: Self.text(&random), body: fired)
+            try writesAsEncoded(firedEvent)
+            // push reads it from its tree: as the decoder reads it.
+            let bytes = WireCodec.encode(firedEvent)
+            let read = try Event<LocalFiredEvent>.read(bytes)
+            let decoded = try JSONTreeDecoder().decode(Event<LocalFiredEvent>.self, from: bytes)
+            #expect(read.body == decoded.body)
+            #expect(read.publisher == decoded.publisher && read.sequence == decoded.sequence)
+            #expect(read.epoch == decoded.epoch && read.time == decoded.time)
+            let delivered = PushDeliveredEvent(appKey: Self.text(&random), msgID: Self.text(&random), sent: Int.random(in: 0...1000, using: &random),
+                                               failed: Self.maybe([Self.text(&random): 3, "BadDeviceToken": 1], &random) ?? [:])
+            try writesAsEncoded(delivered)
+            try writesAsEncoded(Event(publisher: "push", sequence: sequence, time: Self.text(&random), body: delivered))
             try writesAsEncoded(ApnsSend(appKey: Self.maybe(Self.text(&random), &random),
                                          credentials: Self.maybe(ApnsKey(teamID: Self.text(&random), keyID: Self.text(&random), p8: Self.text(&random)), &random),
                                          notifications: Self.maybe(notifications, &random)))
         }
+    }
+
+    @Test func aFiredEventReadFromItsTreeIsRefusedAsTheDecoderRefusesIt() {
+        func code(_ text: String) -> Int? {
+            do { _ = try Event<LocalFiredEvent>.read(Data(text.utf8)); return nil } catch { return error.code.rawValue }
+        }
+        let good = #"{"app_key":"a","registration_id":"r","identifier":"i","content":{"title":"t","badge":2,"user_info":{"k":[1]}},"#
+            + #""fired_at":"2026-12-06T00:00:00Z","publisher":"scheduler","seq":7,"time":"t"}"#
+        #expect(code(good) == nil)
+        #expect(code(good.replacingOccurrences(of: #""seq":7"#, with: #""seq":"7""#)) == 6017)
+        #expect(code(good.replacingOccurrences(of: #""identifier":"i","#, with: "")) == 6001)
+        #expect(code(good.replacingOccurrences(of: #""badge":2"#, with: #""badge":"2""#)) == 6017)
+        #expect(code(good.replacingOccurrences(of: #"{"k":[1]}"#, with: "[1]")) == 6017)
+        #expect(code("[1]") == 6017)
+        #expect(code("{") == 6017)
     }
 
     /// A body that only encodes, so `successReply` writes it through `encode(to:)`: the reference.
