@@ -27,6 +27,7 @@ public final class Expander: SideLoop {
     private let logger: Logger
     private let fanout = FanoutStore()
     private let pagesReady: Doorbell
+    private let messages: MessageCache
     /// When a message whose page could not be expanded may be tried again (row id → Unix seconds).
     private var expandAfter: [Int64: Double] = [:]
     /// The app whose page was expanded last, and each app's message expanded last: the turns.
@@ -44,7 +45,9 @@ public final class Expander: SideLoop {
     }
 
     /// `pagesReady` is rung after each page; the sending half (`Fanout`) waits on it.
-    public init(direct: Bool, path: String, access: GatewayAccess, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
+    /// The messages it expands, decoded, are kept in `messages` for the sending half.
+    public init(direct: Bool, path: String, access: GatewayAccess, settings: PushSettings, logger: Logger, pagesReady: Doorbell,
+                messages: MessageCache = MessageCache()) {
         self.direct = direct
         name = direct ? "fanout-direct" : "fanout-expand"
         self.path = path
@@ -52,6 +55,7 @@ public final class Expander: SideLoop {
         self.settings = settings
         self.logger = logger
         self.pagesReady = pagesReady
+        self.messages = messages
     }
 
     public func prepare(context: Context) throws {
@@ -123,7 +127,11 @@ public final class Expander: SideLoop {
                                           nextCursor: page.nextCursor, total: page.total)
                 }
             }
-            for (message, _) in batch { expandAfter[message.id] = nil }
+            for (message, plan) in batch {
+                expandAfter[message.id] = nil
+                messages.keep(NotificationBuilder.Message(msgID: message.msgID, appKey: message.appKey, plan: plan, createdAt: message.createdAt),
+                              id: message.id)
+            }
             lastMessage[first.appKey] = batch.last?.message.id
         } catch let error as CommandError where error.code != .timeout && error.code != .internalError {
             // A service refused the message's audience for good (it changed since the push was

@@ -42,13 +42,14 @@ public final class Fanout: SideLoop {
         let deliveries: [FanoutStore.Delivery]
     }
 
-    public init(path: String, access: GatewayAccess, settings: PushSettings, logger: Logger, pagesReady: Doorbell) {
+    public init(path: String, access: GatewayAccess, settings: PushSettings, logger: Logger, pagesReady: Doorbell,
+                messages: MessageCache = MessageCache()) {
         self.path = path
         self.access = access
         self.settings = settings
         self.logger = logger
         self.pagesReady = pagesReady
-        notifications = NotificationBuilder(credentials: CredentialStore(secrets: access.secrets))
+        notifications = NotificationBuilder(credentials: CredentialStore(secrets: access.secrets), messages: messages)
     }
 
     /// Not synced at each commit: a kill loses nothing (the WAL is in the OS), and what a power loss

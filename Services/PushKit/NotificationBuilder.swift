@@ -11,7 +11,7 @@ import SQLite
 /// again after a minute, so a new one set with `apns.credentials` is used.
 final class NotificationBuilder {
     /// A message as its notifications need it.
-    struct Message {
+    struct Message: Sendable {
         let msgID: String
         let appKey: String
         let plan: PushPlan
@@ -37,11 +37,15 @@ final class NotificationBuilder {
     private let credentials: CredentialStore
     /// The apns-id's key, made ready once: a builder serves one side loop's thread.
     private let apnsIDKey = HMACKey(ApnsID.secret)
-    private var messages = StartOverCache<Int64, Message>(limit: 4096)
+    /// Shared with the expanders, which put the messages they expand.
+    private let messages: MessageCache
     private var keys: [String: (key: ApnsKey, bundleID: String, readAt: Double)] = [:]
     static let keyLifetime = 60.0
 
-    init(credentials: CredentialStore) { self.credentials = credentials }
+    init(credentials: CredentialStore, messages: MessageCache) {
+        self.credentials = credentials
+        self.messages = messages
+    }
 
     /// The sender's handle of a delivery, which its result comes back with.
     static func id(of delivery: FanoutStore.Delivery) -> String { String(delivery.id) }
@@ -126,7 +130,7 @@ final class NotificationBuilder {
               let msgID = row[0].string, let appKey = row[1].string, let text = row[2].string,
               let plan = try? WireCodec.decode(PushPlan.self, from: Data(text.utf8)) else { return nil }
         let message = Message(msgID: msgID, appKey: appKey, plan: plan, createdAt: row[3].double ?? 0)
-        messages.insert(message, forKey: id)
+        messages.keep(message, id: id)
         return message
     }
 

@@ -33,7 +33,8 @@ public final class Store {
     public init(path: String, migrations: [Migration], durable: Bool = true) throws {
         self.path = path
         db = try Database(path: path)
-        db.setBusyWait(milliseconds: 5000)
+        db.setBusyWait(milliseconds: Self.busyWaitMilliseconds)
+        turns = path == Self.memoryPath ? nil : WriteTurns.forFile(path)
         if path != Self.memoryPath {
             try db.execute("PRAGMA journal_mode = WAL")
         }
@@ -58,6 +59,12 @@ public final class Store {
     public func checkpointInsideCommits(pastFrames frames: Int) throws {
         try db.execute("PRAGMA wal_autocheckpoint = \(frames)")
     }
+
+    /// How long a write waits for the file: for its turn among this process's stores of the file,
+    /// then for SQLite's lock.
+    static let busyWaitMilliseconds = 5000
+    /// This process's turns at writing the file (none for a private in-memory database).
+    private let turns: WriteTurns?
 
     /// A private in-memory database (path ":memory:"): no file, so no WAL to checkpoint.
     public var isInMemory: Bool { path == Self.memoryPath }
@@ -106,6 +113,10 @@ public final class Store {
             afterLevels = []
             journalMarks.removeAll(keepingCapacity: true)
         }
+        // This process's writers of the file take turns first, so SQLite's lock is free when one
+        // asks for it (`WriteTurns`).
+        let turn = turns.map { $0.take(timeout: Double(Self.busyWaitMilliseconds) / 1000) } ?? false
+        defer { if turn { turns?.give() } }
         walCheckpointer?.finishOnWriter(self)
         try db.run("BEGIN IMMEDIATE")
         do {
