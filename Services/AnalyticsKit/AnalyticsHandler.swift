@@ -290,7 +290,7 @@ public final class AnalyticsHandler: RequestHandler {
                                      count: delivered.failed.values.reduce(0, +))
             return
         }
-        let fact = try JSONTreeDecoder().decode(Fact.self, from: event.data)
+        let fact = try FieldReader.decode(Fact.self, from: event.data)
         let time = RFC3339.seconds(from: fact.time) ?? clock()
         try events.count(db, appKey: fact.appKey, name: "$" + topic.rawValue, hour: Self.hour(time), by: 1)
         if topic == .deviceDeleted, let registrationID = fact.registrationID {
@@ -299,12 +299,22 @@ public final class AnalyticsHandler: RequestHandler {
         }
     }
 
-    /// What every followed event carries.
-    private struct Fact: Decodable {
+    /// What every followed event carries: read in place (a fired local notification's content,
+    /// which analytics does not read, is skipped, not parsed into a tree).
+    struct Fact: Decodable, FieldReadable, Equatable {
         let time: String
         let appKey: String
         let registrationID: String?
         enum CodingKeys: String, CodingKey { case time, appKey = "app_key", registrationID = "registration_id" }
+
+        init(fields: FieldReader) throws(FieldReader.Decline) {
+            guard let time = try fields.string(CodingKeys.time), let appKey = try fields.string(CodingKeys.appKey) else {
+                throw FieldReader.Decline()
+            }
+            self.time = time
+            self.appKey = appKey
+            registrationID = try fields.string(CodingKeys.registrationID)
+        }
     }
 
     // MARK: checks

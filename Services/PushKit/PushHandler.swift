@@ -27,11 +27,11 @@ public final class PushHandler: RequestHandler {
     static let pruneChunk = 5000
     /// Messages told to analytics per tick, how often when all was told, and how soon again when
     /// more are waiting. Statistics may trail by a few seconds; the sends may not: a burst of fired
-    /// local notifications (a message each) is told at most 5,000 a second, so the telling (and
+    /// local notifications (a message each) is told at most 2,500 a second, so the telling (and
     /// analytics' counting) does not take the cores the burst's sends need.
     static let reportChunk = 500
     static let reportInterval = 1.0
-    static let reportCatchUp = 0.1
+    static let reportCatchUp = 0.2
 
     public init(path: String, secrets: Secrets, publisher: String = "push",
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {

@@ -68,7 +68,11 @@ final class EventSubscription {
         let events = try follower.take()
         guard !events.isEmpty else { return }
         commit(batch: true) { db in
-            for event in events { try self.deliver(event, db) }
+            // Each publisher's cursor is read once and written once for the batch, not per event:
+            // the batch is one transaction either way.
+            var moved: [String: EventCursors.Position] = [:]
+            for event in events { try self.deliver(event, db, &moved) }
+            for (publisher, position) in moved { try self.cursors.set(db, publisher: publisher, position) }
         }
     }
 
@@ -151,12 +155,14 @@ final class EventSubscription {
         }
     }
 
-    private func deliver(_ event: BusEvent, _ db: Database) throws {
+    /// Applies `event` if it is the next of its publisher; `moved` holds the cursors this batch has
+    /// moved so far, to be written when it ends.
+    private func deliver(_ event: BusEvent, _ db: Database, _ moved: inout [String: EventCursors.Position]) throws {
         guard let publisher = event.publisher, let sequence = event.sequence else {
             try apply(event)
             return
         }
-        let cursor = try cursors.position(db, publisher: publisher)
+        let cursor = try moved[publisher] ?? cursors.position(db, publisher: publisher)
         if let known = cursor.epoch, let epoch = event.epoch, epoch != known {
             // Another history than the one our cursor counts in: an old event sent again, or the
             // publisher started over. Its own answer to a fetch tells which.
@@ -173,7 +179,7 @@ final class EventSubscription {
             return
         }
         try apply(event)
-        try cursors.set(db, publisher: publisher, .init(sequence: sequence, epoch: event.epoch ?? cursor.epoch))
+        moved[publisher] = .init(sequence: sequence, epoch: event.epoch ?? cursor.epoch)
     }
 
     /// Whether `publisher` was not lagging yet; it is now, and will be asked.
