@@ -131,4 +131,32 @@ struct PushTablesTests {
         #expect(Set(told.map(\.msgID)) == ["m2", "m3"])
         #expect(try store.write { db in try messages.takeUnreported(db, limit: 10) }.isEmpty, "each answer is told once")
     }
+
+    @Test("the apps with work are found one index probe per app, never by walking the messages or deliveries")
+    func appsWithWorkByIndex() throws {
+        let store = try Self.openStore(TestPaths.temporaryDirectory("push-apps") + "/push.sqlite")
+        let fanout = FanoutStore()
+        let queries = [FanoutStore.distinctAppKeys(in: "deliveries", where: "status = 0 AND leased = 0"),
+                       FanoutStore.distinctAppKeys(in: "messages", where: "direct = ?1 AND state IN ('queued', 'sending') AND exhausted = 0")]
+        for query in queries {
+            let arguments: [any Bindable] = query.contains("?1") ? [1] : []
+            let plan = try store.read { db in try db.rows("EXPLAIN QUERY PLAN " + query, arguments: arguments).compactMap { $0[3].string } }
+            #expect(plan.contains { $0.contains("USING INDEX deliveries_due_by_app") || $0.contains("USING INDEX messages_open_by_lane") }, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN messages") || $0.hasPrefix("SCAN deliveries") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
+        // Two apps, one with a retry due later: both listed; the earliest due is the app's own.
+        try store.write { db in
+            try Self.addMessage(db, id: 1)
+            try db.run("INSERT INTO messages (id, msg_id, app_key, plan, state, created_at) VALUES (2, 'm2', 'other', '{}', 'sending', 0)")
+            try fanout.commitPage(db, message: 1, deliveries: Self.page(3) { 100 + Double($0) }, looked: 3, nextCursor: nil, total: 3)
+            try fanout.commitPage(db, message: 2, deliveries: Self.page(2) { 50 + Double($0) }, looked: 2, nextCursor: nil, total: 2)
+        }
+        #expect(try store.read { db in try db.rows(queries[0]).compactMap { $0[0].string } } == ["app", "other"])
+        #expect(try store.read { db in try fanout.nextDue(db) } == 50)
+        let leased = try store.write { db in try fanout.lease(db, now: 1000, limit: 10).deliveries }
+        #expect(leased.count == 5, "every app's due deliveries are leased")
+        #expect(try store.read { db in try db.rows(queries[0]).compactMap { $0[0].string } }.isEmpty)
+        #expect(try store.read { db in try fanout.nextDue(db) } == nil)
+    }
 }
