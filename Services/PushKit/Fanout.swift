@@ -111,7 +111,7 @@ public final class Fanout: SideLoop {
                     try fanout.failed(db, delivery, reason: reason, at: now)
                     tally.failed[delivery.message, default: 0] += 1
                 }
-                try tally.record(db, fanout)
+                try tally.record(db, fanout, now: now)
             }
         }
         for batch in built.requests.flatMap({ $0.split(into: settings.batchSize) }) {
@@ -163,7 +163,7 @@ public final class Fanout: SideLoop {
                     }
                 }
             }
-            try tally.record(db, fanout)
+            try tally.record(db, fanout, now: now)
         }
         for (appKey, tokens) in dead { disable(tokens, appKey: appKey) }
         return true
@@ -175,7 +175,7 @@ public final class Fanout: SideLoop {
                         _ tally: inout Tally) throws -> (appKey: String, dead: InvalidToken)? {
         switch ApnsOutcome(result, attempts: delivery.attempts + 1, maxAttempts: settings.maxAttempts, now: now) {
         case .sent:
-            try fanout.sent(db, delivery, at: now)
+            tally.sentDeliveries.append(delivery.id)
             tally.sent[delivery.message, default: 0] += 1
         case .retry(let after):
             try fanout.retry(db, delivery, due: now + after)
@@ -202,7 +202,7 @@ public final class Fanout: SideLoop {
                 continue
             }
             if devices[delivery.registrationID] == "queued" {
-                try fanout.sent(db, delivery, at: now)
+                tally.sentDeliveries.append(delivery.id)
                 tally.sent[delivery.message, default: 0] += 1
             } else {
                 try fanout.failed(db, delivery, reason: devices[delivery.registrationID] == "offline" ? "Offline" : "UnknownDevice", at: now)
@@ -211,12 +211,15 @@ public final class Fanout: SideLoop {
         }
     }
 
-    /// What one pass ended, per message, written to the messages once per pass.
+    /// What one pass ended: the deliveries sent, marked together, and per message the counts,
+    /// written to the messages once per pass.
     private struct Tally {
+        var sentDeliveries: [Int64] = []
         var sent: [Int64: Int] = [:]
         var failed: [Int64: Int] = [:]
 
-        func record(_ db: Database, _ fanout: FanoutStore) throws {
+        func record(_ db: Database, _ fanout: FanoutStore, now: Double) throws {
+            try fanout.sent(db, ids: sentDeliveries, at: now)
             for message in Set(sent.keys).union(failed.keys) {
                 try fanout.tally(db, message: message, sent: sent[message] ?? 0, failed: failed[message] ?? 0)
             }

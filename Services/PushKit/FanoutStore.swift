@@ -164,8 +164,17 @@ struct FanoutStore {
         try db.run("UPDATE deliveries SET status = \(Self.unlessWithdrawn), leased = 0 WHERE leased = 1")
     }
 
-    func sent(_ db: Database, _ d: Delivery, at now: Double) throws {
-        try db.run("UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1, answered_at = ? WHERE id = ?", now, d.id)
+    /// Marks deliveries sent, up to 1,000 rows a statement (their ids as one JSON array): a
+    /// broadcast's answers come back a hundred a request, and a statement per row was most of
+    /// recording them.
+    func sent(_ db: Database, ids: [Int64], at now: Double) throws {
+        for start in stride(from: 0, to: ids.count, by: 1000) {
+            let chunk = ids[start..<min(start + 1000, ids.count)]
+            try db.run("""
+                UPDATE deliveries SET status = 1, leased = 0, attempts = attempts + 1, answered_at = ?
+                WHERE id IN (SELECT value FROM json_each(?))
+                """, now, "[" + chunk.map(String.init).joined(separator: ",") + "]")
+        }
     }
 
     func failed(_ db: Database, _ d: Delivery, reason: String, at now: Double) throws {

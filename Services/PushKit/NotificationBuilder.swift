@@ -25,12 +25,39 @@ final class NotificationBuilder {
         var notifications: [ApnsNotification] = []
         var deliveries: [FanoutStore.Delivery] = []
 
-        /// Requests of at most `size` notifications.
-        func split(into size: Int) -> [(request: ApnsSend, deliveries: [FanoutStore.Delivery])] {
-            stride(from: 0, to: notifications.count, by: size).map { start in
-                let end = min(start + size, notifications.count)
-                return (ApnsSend(appKey: appKey, credentials: key, notifications: Array(notifications[start..<end])), Array(deliveries[start..<end]))
+        /// Requests of at most `size` notifications and, by a bound on each one's written size, at
+        /// most `maxBytes` of JSON: a hundred notifications near APNs' 4 KB limit are over the bus's
+        /// 256 KiB a request, which apns refuses whole (6017), so they were never sent.
+        func split(into size: Int, maxBytes: Int = Self.maxRequestBytes) -> [(request: ApnsSend, deliveries: [FanoutStore.Delivery])] {
+            var requests: [(request: ApnsSend, deliveries: [FanoutStore.Delivery])] = []
+            var start = 0
+            while start < notifications.count {
+                var end = start
+                var bytes = Self.requestOverhead + key.p8.utf8.count
+                while end < notifications.count, end - start < size {
+                    let more = Self.boundOfWrittenSize(notifications[end])
+                    guard end == start || bytes + more <= maxBytes else { break }
+                    bytes += more
+                    end += 1
+                }
+                requests.append((ApnsSend(appKey: appKey, credentials: key, notifications: Array(notifications[start..<end])),
+                                 Array(deliveries[start..<end])))
+                start = end
             }
+            return requests
+        }
+
+        /// What an `apns.send` may hold, leaving room under the bus's limit (`WireCodec.maxPayloadBytes`)
+        /// for the envelope.
+        static let maxRequestBytes = WireCodec.maxPayloadBytes - 16 * 1024
+        static let requestOverhead = 512
+
+        /// At least the bytes `notification` takes in the request: its strings written as JSON
+        /// strings, each byte at most twice (an escaped quote or backslash; the payload, itself JSON,
+        /// has no raw control character), and its keys and numbers.
+        static func boundOfWrittenSize(_ n: ApnsNotification) -> Int {
+            let strings = [n.id, n.token, n.topic, n.pushType, n.payload, n.collapseID ?? "", n.apnsID ?? ""]
+            return strings.reduce(256) { $0 + 2 * $1.utf8.count + 2 }
         }
     }
 

@@ -196,7 +196,9 @@ public final class PushHandler: RequestHandler {
         let fired = try Event<LocalFiredEvent>.read(event.data).body
         guard try credentials.has(db, appKey: fired.appKey) else { return }
         let send = LocalReminder.push(fired)
-        guard var plan = try? PushPlan(send, now: Date(timeIntervalSince1970: clock())) else { return }
+        // Content that makes no push (nothing to show, or user_info naming `aps`) is not sent, and
+        // the error says why in the worker's log ("event not applied"), rather than nothing at all.
+        var plan = try PushPlan(send, now: Date(timeIntervalSince1970: clock()))
         if let badge = fired.content.badge { plan.content.fixBadge(badge) }
         _ = try messages.insert(db, appKey: fired.appKey, plan: plan, requestID: nil, now: clock())
     }

@@ -36,6 +36,22 @@ struct PushIntegrationTests {
         #expect(first["payload"]?["aps"]?["alert"]?.string == "hello")
     }
 
+    @Test("a push near APNs' payload limit reaches every device: its apns.send requests stay under the bus's limit")
+    func payloadsNearTheLimit() throws {
+        let push = try PushStack()
+        let devices = try push.devices(150, token: { Self.token(5000 + $0) })
+        try push.waitUntilKnown(devices)
+        // 2,700 bytes of alert with 900 quotes (a payload of about 3,700 bytes): each quote doubled again when
+        // the payload is written into apns.send, a hundred of them are far over the bus's 256 KiB.
+        let alert = String(repeating: "\"ab\" ", count: 450)
+        let reply = try push.push(to: .object(["registration_id": .array(devices.map(JSONValue.string))]), ios: ["alert": .string(alert)])
+        let msgID = try #require(reply["msg_id"]?.string, "\(reply)")
+        let status = try push.waitUntilDone(msgID, within: 60)
+        #expect(status["sent"]?.number == 150, "\(status)")
+        #expect(Set(try push.received(msgID).compactMap { $0["token"]?.string }).count == 150)
+        #expect(try push.received(msgID).first?["payload"]?["aps"]?["alert"]?.string == alert)
+    }
+
     @Test("badge +1 twice gives 1 then 2; a reused cid answers the first msg_id and sends nothing")
     func badgesAndIdempotency() throws {
         let push = try PushStack()

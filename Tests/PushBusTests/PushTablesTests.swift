@@ -78,7 +78,7 @@ struct PushTablesTests {
         #expect(Set((first + second + rest).map(\.id)).count == 5, "each delivery has its own id")
 
         try store.write { db in
-            try fanout.sent(db, first[0], at: 100)
+            try fanout.sent(db, ids: [first[0].id], at: 100)
             try fanout.failed(db, first[1], reason: "BadDeviceToken", at: 100)
             try fanout.unlease(db, second[0], due: 150)
             try fanout.tally(db, message: 1, sent: 1, failed: 1)
@@ -158,5 +158,23 @@ struct PushTablesTests {
         #expect(leased.count == 5, "every app's due deliveries are leased")
         #expect(try store.read { db in try db.rows(queries[0]).compactMap { $0[0].string } }.isEmpty)
         #expect(try store.read { db in try fanout.nextDue(db) } == nil)
+    }
+
+    @Test("deliveries are marked sent together, past a statement's 1,000, each once, with the time")
+    func sentTogether() throws {
+        let store = try Self.openStore(TestPaths.temporaryDirectory("push-sent") + "/push.sqlite")
+        let fanout = FanoutStore()
+        try store.write { db in
+            try Self.addMessage(db, id: 1)
+            try fanout.commitPage(db, message: 1, deliveries: Self.page(2500) { _ in 100 }, looked: 2500, nextCursor: nil, total: 2500)
+        }
+        let leased = try store.write { db in try fanout.lease(db, now: 100, limit: 2500).deliveries }
+        #expect(leased.count == 2500)
+        try store.write { db in try fanout.sent(db, ids: leased.dropLast().map(\.id), at: 123) }
+        let rows = try store.read { db in
+            try db.rows("SELECT status, leased, attempts, answered_at FROM deliveries ORDER BY id").map { [$0[0].int, $0[1].int, $0[2].int, $0[3].double.map(Int.init)] }
+        }
+        #expect(rows.dropLast().allSatisfy { $0 == [1, 0, 1, 123] }, "every one but the last: sent once, at 123")
+        #expect(rows.last == [0, 1, 0, nil], "the last one is still with its sender")
     }
 }
