@@ -121,11 +121,12 @@ struct SingleTreeDecoding: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(type) }
 }
 
-struct IndexKey: CodingKey {
+/// An item's place in an array, in a coding path (an error's `tags[1]`).
+public struct IndexKey: CodingKey {
     let index: Int
-    var intValue: Int? { index }
-    var stringValue: String { "Index \(index)" }
-    init(_ index: Int) { self.index = index }
-    init?(stringValue: String) { nil }
-    init?(intValue: Int) { self.init(intValue) }
+    public var intValue: Int? { index }
+    public var stringValue: String { "Index \(index)" }
+    public init(_ index: Int) { self.index = index }
+    public init?(stringValue: String) { nil }
+    public init?(intValue: Int) { self.init(intValue) }
 }

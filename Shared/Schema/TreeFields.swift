@@ -77,7 +77,7 @@ struct TreeFields {
         strings.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             guard case .string(let text) = item else {
-                throw DecodingError.typeMismatch(String.self, .init(codingPath: path + [key, TreeIndex(index)], debugDescription: "not a string"))
+                throw DecodingError.typeMismatch(String.self, .init(codingPath: path + [key, IndexKey(index)], debugDescription: "not a string"))
             }
             strings.append(text)
         }
@@ -130,13 +130,4 @@ func treeItems<T>(_ value: JSONValue?, as type: T.Type, path: [any CodingKey], _
     result.reserveCapacity(items.count)
     for item in items { result.append(try read(item, path)) }
     return result
-}
-
-/// An item's place in an array, for an error's coding path.
-struct TreeIndex: CodingKey {
-    let intValue: Int?
-    var stringValue: String { "Index \(intValue ?? 0)" }
-    init(_ index: Int) { intValue = index }
-    init?(stringValue: String) { return nil }
-    init?(intValue: Int) { self.intValue = intValue }
 }
