@@ -7,7 +7,7 @@ import JSON
 extension Event where Body == LocalFiredEvent {
     public static func read(_ data: Data) throws(CommandError) -> Event<LocalFiredEvent> {
         let tree = try WireCodec.decode(JSONValue.self, from: data, readsInPlace: false)
-        do {
+        return try WireCodec.refusing {
             let fields = try TreeFields(tree, as: Event<LocalFiredEvent>.self, path: [])
             typealias Key = LocalFiredEvent.CodingKeys
             let body = LocalFiredEvent(appKey: try fields.string(required: Key.appKey), registrationID: try fields.string(required: Key.registrationID),
@@ -16,10 +16,6 @@ extension Event where Body == LocalFiredEvent {
                                        firedAt: try fields.string(required: Key.firedAt), nextFireAt: try fields.string(Key.nextFireAt))
             return Event(publisher: try fields.string(required: CodingKeys.publisher), sequence: Int64(try fields.int(required: CodingKeys.sequence)),
                          epoch: try fields.string(CodingKeys.epoch), time: try fields.string(required: CodingKeys.time), body: body)
-        } catch let error as DecodingError {
-            throw WireCodec.describe(error)
-        } catch {
-            throw .invalid("malformed event")
         }
     }
 }
@@ -27,10 +23,8 @@ extension Event where Body == LocalFiredEvent {
 extension LocalContent {
     init(_ fields: TreeFields) throws {
         typealias Key = CodingKeys
-        var userInfo: [String: JSONValue]?
-        if let info = try fields.object(Key.userInfo) { userInfo = info }
         self.init(title: try fields.string(Key.title), subtitle: try fields.string(Key.subtitle), body: try fields.string(Key.body),
                   badge: try fields.int(Key.badge), sound: try fields.string(Key.sound), category: try fields.string(Key.category),
-                  userInfo: userInfo)
+                  userInfo: try fields.object(Key.userInfo))
     }
 }

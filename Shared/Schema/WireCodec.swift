@@ -15,8 +15,14 @@ public enum WireCodec {
         guard let first = data.first(where: { !Self.isWhitespace($0) }), first == UInt8(ascii: "{") else {
             throw .invalid("malformed payload: expected a JSON object")
         }
+        return try refusing { try JSONTreeDecoder(readsInPlace: readsInPlace).decode(T.self, from: data) }
+    }
+
+    /// What `read` makes of a payload, its errors given as `decode` gives them: a decoding error as
+    /// the field it names and what it must be, any other as malformed.
+    static func refusing<T>(_ read: () throws -> T) throws(CommandError) -> T {
         do {
-            return try JSONTreeDecoder(readsInPlace: readsInPlace).decode(T.self, from: data)
+            return try read()
         } catch let error as DecodingError {
             throw describe(error)
         } catch let error as CommandError {
@@ -70,7 +76,7 @@ public enum WireCodec {
 
     /// A decoding error as the reply says it: which field is wrong and what it must be, never the
     /// decoder's words (its type names, its numbers).
-    static func describe(_ error: DecodingError) -> CommandError {
+    private static func describe(_ error: DecodingError) -> CommandError {
         switch error {
         case .keyNotFound(let key, let context):
             return .empty("\(path(context.codingPath + [key])) is missing")
