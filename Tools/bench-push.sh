@@ -11,7 +11,7 @@
 # Usage: bench-push.sh [DEVICES] [BURST] [APNS_REPLICAS] (defaults 1000000 10000 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$PWD/.build/release
+bin=${BIN:-$PWD/.build/release}  # BIN=dir: another build's binaries (the one before a change, side by side)
 devices=${1:-1000000}
 burst=${2:-10000}
 replicas=${3:-2}

@@ -48,12 +48,24 @@ public final class ApnsHandler: StatelessHandler {
         guard notifications.count <= Self.maxNotifications else {
             throw CommandError.invalid("notifications holds \(notifications.count), at most \(Self.maxNotifications)")
         }
+        // The values a batch's notifications share (`common` on the wire) are checked once.
+        var valid: [String] = []
+        func check(_ value: String, of n: ApnsNotification) throws {
+            guard !valid.contains(value) else { return }
+            // Header values: a line break would smuggle a header of its own, a space at an end breaks the stream.
+            guard HeaderValue.isValid(value) else {
+                throw CommandError.invalid("notification \(n.id.prefix(64)) has a header value that is not printable ASCII")
+            }
+            if valid.count < 8 { valid.append(value) }
+        }
         for n in notifications {
             guard !n.token.isEmpty, n.token.utf8.count <= 1024, n.token.utf8.allSatisfy(Self.isHex) else {
                 throw CommandError.invalid("notification \(n.id.prefix(64)) has a token that is not hex")
             }
-            // Header values: a line break would smuggle a header of its own, a space at an end breaks the stream.
-            for value in [n.topic, n.pushType] + (n.collapseID.map { [$0] } ?? []) + (n.apnsID.map { [$0] } ?? []) where !HeaderValue.isValid(value) {
+            try check(n.topic, of: n)
+            try check(n.pushType, of: n)
+            if let collapseID = n.collapseID { try check(collapseID, of: n) }
+            if let apnsID = n.apnsID, !HeaderValue.isValid(apnsID) {
                 throw CommandError.invalid("notification \(n.id.prefix(64)) has a header value that is not printable ASCII")
             }
         }

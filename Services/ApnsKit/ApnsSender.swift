@@ -21,7 +21,38 @@ final class ApnsSender: Sendable {
     /// answer for it: the gateway took this sender for lost while it was busy, say) is answered from
     /// here, `InFlight` or sent, rather than sent to APNs twice. Kept 5 to 10 minutes; about 40
     /// bytes a notification.
-    private let recent = Mutex(RotatingDictionary<UUID, Bool>(period: 300))
+    private let recent = Mutex(RotatingDictionary<RecentID, Bool>(period: 300))
+
+    /// An apns-id as the key of `recent`: its 128 bits, read from the UUID's text by hand
+    /// (Foundation's `UUID(uuidString:)` parses with `sscanf`, a tenth of the sender's CPU).
+    struct RecentID: Hashable {
+        let high: UInt64
+        let low: UInt64
+
+        /// nil unless `text` is a UUID's 36 characters (8-4-4-4-12 hex digits, either case).
+        init?(_ text: String) {
+            var high: UInt64 = 0, low: UInt64 = 0, digits = 0, index = 0
+            for byte in text.utf8 {
+                defer { index += 1 }
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                let nibble: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+                digits += 1
+            }
+            guard index == 36, digits == 32 else { return nil }
+            self.high = high
+            self.low = low
+        }
+    }
 
     init(settings: ApnsSettings) throws {
         self.settings = settings
@@ -36,31 +67,34 @@ final class ApnsSender: Sendable {
     func send(_ notifications: [ApnsNotification], key: ApnsKey, lane: String,
               completion: @escaping @Sendable ([ApnsResult]) -> Void) throws {
         let authorization = try tokens.authorization(key)
-        let (known, fresh) = triage(notifications)
+        let ids = notifications.map { $0.apnsID.flatMap(RecentID.init) }
+        let (known, fresh) = triage(notifications, ids: ids)
         guard !fresh.isEmpty else { return completion(known.map { $0! }) }
-        client.send(fresh.map { request(notifications[$0], authorization: authorization) }, lane: lane) { [self] responses in
+        var bodies = Bodies()
+        client.send(fresh.map { request(notifications[$0], authorization: authorization, bodies: &bodies) }, lane: lane) { [self] responses in
             var results = known
             for (index, response) in zip(fresh, responses) { results[index] = Self.result(notifications[index].id, response) }
             let expired = fresh.filter { results[$0]?.status == 403 && results[$0]?.reason == "ExpiredProviderToken" }
-            guard !expired.isEmpty, let renewed = try? tokens.renew(key) else { return finish(notifications, fresh, results, completion) }
+            guard !expired.isEmpty, let renewed = try? tokens.renew(key) else { return finish(notifications, ids, fresh, results, completion) }
             let first = results
-            client.send(expired.map { request(notifications[$0], authorization: renewed) }, lane: lane) { [self] again in
+            var bodies = Bodies()
+            client.send(expired.map { request(notifications[$0], authorization: renewed, bodies: &bodies) }, lane: lane) { [self] again in
                 var final = first
                 for (index, response) in zip(expired, again) { final[index] = Self.result(notifications[index].id, response) }
-                finish(notifications, fresh, final, completion)
+                finish(notifications, ids, fresh, final, completion)
             }
         }
     }
 
     /// Splits a batch into the results already known (an apns-id sent lately, or in flight now) and
     /// the indices to send, which are noted in flight.
-    private func triage(_ notifications: [ApnsNotification]) -> (known: [ApnsResult?], fresh: [Int]) {
+    private func triage(_ notifications: [ApnsNotification], ids: [RecentID?]) -> (known: [ApnsResult?], fresh: [Int]) {
         let now = Int64(Date().timeIntervalSince1970)
         var known = [ApnsResult?](repeating: nil, count: notifications.count)
         var fresh: [Int] = []
         recent.withLock { recent in
             for (index, n) in notifications.enumerated() {
-                guard let id = n.apnsID.flatMap(UUID.init(uuidString:)) else {
+                guard let id = ids[index] else {
                     fresh.append(index)
                     continue
                 }
@@ -78,12 +112,12 @@ final class ApnsSender: Sendable {
 
     /// Notes what APNs answered for the notifications sent (200: sent; anything else may be sent
     /// again) and completes the batch.
-    private func finish(_ notifications: [ApnsNotification], _ fresh: [Int], _ results: [ApnsResult?],
+    private func finish(_ notifications: [ApnsNotification], _ ids: [RecentID?], _ fresh: [Int], _ results: [ApnsResult?],
                         _ completion: @Sendable ([ApnsResult]) -> Void) {
         let now = Int64(Date().timeIntervalSince1970)
         recent.withLock { recent in
             for index in fresh {
-                guard let id = notifications[index].apnsID.flatMap(UUID.init(uuidString:)) else { continue }
+                guard let id = ids[index] else { continue }
                 if results[index]?.status == 200 { recent.update(id, now: now, make: { true }) { $0 = true } } else { recent.removeValue(forKey: id) }
             }
         }
@@ -96,11 +130,22 @@ final class ApnsSender: Sendable {
     /// Ends the client: streams still open end Lost, waiting ones NotSent, and their completions run.
     func stop() { client.stop() }
 
-    private func request(_ n: ApnsNotification, authorization: String) -> HTTP2Request {
-        Self.request(n, base: settings.baseURL(production: n.production), authorization: authorization)
+    /// The bodies of one batch's requests: the payload its notifications share is one `Data`, made once.
+    struct Bodies {
+        private var last: (payload: String, body: Data)?
+        mutating func body(_ payload: String) -> Data {
+            if let last, last.payload == payload { return last.body }
+            let body = Data(payload.utf8)
+            last = (payload, body)
+            return body
+        }
     }
 
-    static func request(_ n: ApnsNotification, base: String, authorization: String) -> HTTP2Request {
+    private func request(_ n: ApnsNotification, authorization: String, bodies: inout Bodies) -> HTTP2Request {
+        Self.request(n, base: settings.baseURL(production: n.production), authorization: authorization, body: bodies.body(n.payload))
+    }
+
+    static func request(_ n: ApnsNotification, base: String, authorization: String, body: Data? = nil) -> HTTP2Request {
         var headers: [(name: String, value: String)] = [
             ("authorization", authorization),
             ("apns-topic", n.topic),
@@ -112,7 +157,7 @@ final class ApnsSender: Sendable {
         ]
         if let expiration = n.expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapse = n.collapseID { headers.append(("apns-collapse-id", collapse)) }
-        return HTTP2Request(method: "POST", url: "\(base)/3/device/\(n.token)", headers: headers, body: Data(n.payload.utf8))
+        return HTTP2Request(method: "POST", url: "\(base)/3/device/\(n.token)", headers: headers, body: body ?? Data(n.payload.utf8))
     }
 
     static func result(_ id: String, _ response: HTTP2Response) -> ApnsResult {

@@ -68,6 +68,14 @@ final class NotificationBuilder {
     private let messages: MessageCache
     private var keys: [String: (key: ApnsKey, bundleID: String, readAt: Double)] = [:]
     static let keyLifetime = 60.0
+    /// Each message's final payload per badge written lately: a broadcast without badges has one
+    /// for all its devices, encoded once (and one string, so the batch writes it once: `ApnsCommon`).
+    private var payloads: [PayloadKey: String] = [:]
+    private struct PayloadKey: Hashable {
+        let message: Int64
+        let badge: Int?
+    }
+    static let payloadsKept = 4096
 
     init(credentials: CredentialStore, messages: MessageCache) {
         self.credentials = credentials
@@ -113,7 +121,7 @@ final class NotificationBuilder {
                 id: Self.id(of: delivery), token: delivery.token, production: delivery.production,
                 topic: kind.topic(bundleID: app.bundleID), pushType: kind.rawValue, priority: kind.priority,
                 expiration: expiration, collapseID: plan.options.collapseID ?? message.msgID,
-                payload: plan.content.payload(msgID: message.msgID, badge: delivery.badge),
+                payload: payload(of: message, id: delivery.message, badge: delivery.badge),
                 apnsID: ApnsID.of(msgID: message.msgID, registrationID: delivery.registrationID, key: apnsIDKey))
             requests[message.appKey, default: AppRequest(appKey: message.appKey, key: app.key)].notifications.append(notification)
             requests[message.appKey]?.deliveries.append(delivery)
@@ -149,6 +157,15 @@ final class NotificationBuilder {
         }
         return LiveDeliver(appKey: message.appKey, msgID: message.msgID, kind: kind, content: fields, target: content.pages,
                            expiresAt: expiresAt, registrationIDs: [])
+    }
+
+    private func payload(of message: Message, id: Int64, badge: Int?) -> String {
+        let key = PayloadKey(message: id, badge: badge)
+        if let known = payloads[key] { return known }
+        if payloads.count >= Self.payloadsKept { payloads.removeAll(keepingCapacity: true) }
+        let payload = message.plan.content.payload(msgID: message.msgID, badge: badge)
+        payloads[key] = payload
+        return payload
     }
 
     private func message(_ id: Int64, in db: Database) throws -> Message? {

@@ -31,16 +31,20 @@ final class HeaderBlock {
     /// Compared byte by byte, ASCII case ignored: no lower-cased copy per header.
     private static func isForbidden(_ name: String) -> Bool {
         let count = name.utf8.count
+        guard count <= 17 else { return false }  // the longest forbidden name, transfer-encoding
         return forbidden.contains { forbidden in
             forbidden.count == count && zip(forbidden, name.utf8).allSatisfy { $0 == ($1 >= 0x41 && $1 <= 0x5A ? $1 | 0x20 : $1) }
         }
     }
 
-    /// RFC 9110 tchar.
-    private static func isToken(_ byte: UInt8) -> Bool {
+    /// RFC 9110 tchar, by a table: every byte of every header name of every request is looked up.
+    private static func isToken(_ byte: UInt8) -> Bool { tokenBytes[Int(byte)] }
+
+    private static let tokenBytes: [Bool] = (0...255).map { value in
+        let byte = UInt8(value)
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 

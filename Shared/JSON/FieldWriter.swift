@@ -79,6 +79,12 @@ public struct FieldWriter {
         if let value { write(value, for: key) }
     }
 
+    /// `null` when nil, as `encode` writes an optional.
+    public mutating func write(_ value: (some BinaryInteger)?, for key: some CodingKey) {
+        guard let value else { return member(key) { $0.append("null") } }
+        write(value, for: key)
+    }
+
     public mutating func write(_ value: Bool, for key: some CodingKey) {
         member(key) { $0.append(value ? "true" : "false") }
     }

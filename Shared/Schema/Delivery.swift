@@ -116,7 +116,10 @@ public struct TokensDisabled: Codable, Equatable, Sendable {
 }
 
 /// `apns.send` (internal): notifications for one app, each with its final payload, for an `apns`
-/// sender to deliver over HTTP/2.
+/// sender to deliver over HTTP/2. On the wire the fields most notifications of a batch share (a
+/// broadcast's payload, topic, push type...) are written once, in `common`: an item gives only
+/// what differs from it (its id, token and apns-id; a null where it has none and `common` has
+/// one), and a field an item leaves out is `common`'s. Read back, every notification is whole.
 public struct ApnsSend: Codable, Equatable, Sendable {
     /// The app the notifications are for: the sender shares APNs' streams fairly between apps by it.
     public var appKey: String?
@@ -127,16 +130,19 @@ public struct ApnsSend: Codable, Equatable, Sendable {
         self.credentials = credentials
         self.notifications = notifications
     }
-    enum CodingKeys: String, CodingKey { case appKey = "app_key", credentials, notifications }
+    enum CodingKeys: String, CodingKey { case appKey = "app_key", credentials, notifications, common }
 
-    /// The notifications read from their tree (`TreeFields`), not key by key through the decoder.
+    /// The notifications read from their tree (`TreeFields`), not key by key through the decoder,
+    /// each field its item's, else `common`'s.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         appKey = try container.decodeIfPresent(String.self, forKey: .appKey)
         credentials = try container.decodeIfPresent(ApnsKey.self, forKey: .credentials)
+        let common = try container.decodeIfPresent(JSONValue.self, forKey: .common)
+            .flatMap { $0 == .null ? nil : try TreeFields($0, as: ApnsCommon.self, path: [CodingKeys.common]) }
         notifications = try treeItems(try container.decodeIfPresent(JSONValue.self, forKey: .notifications), as: ApnsNotification.self,
                                       path: [CodingKeys.notifications]) { item, path in
-            let fields = try TreeFields(item, as: ApnsNotification.self, path: path)
+            let fields = try TreeFields(item, as: ApnsNotification.self, path: path, fallback: common)
             typealias Key = ApnsNotification.CodingKeys
             return ApnsNotification(id: try fields.string(required: Key.id), token: try fields.string(required: Key.token),
                                     production: try fields.bool(required: Key.production), topic: try fields.string(required: Key.topic),
@@ -144,6 +150,52 @@ public struct ApnsSend: Codable, Equatable, Sendable {
                                     expiration: try fields.int(Key.expiration), collapseID: try fields.string(Key.collapseID),
                                     payload: try fields.string(required: Key.payload), apnsID: try fields.string(Key.apnsID))
         }
+    }
+
+    /// The compact form (`common`, then each item's differences), the same as `write(fields:)`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(appKey, forKey: .appKey)
+        try container.encodeIfPresent(credentials, forKey: .credentials)
+        guard let notifications else { return }
+        let common = ApnsCommon(of: notifications)
+        try container.encodeIfPresent(common, forKey: .common)
+        try container.encode(notifications.map { ApnsNotification.Item($0, common: common) }, forKey: .notifications)
+    }
+}
+
+/// What a batch's notifications share, written once: the first notification's fields but its
+/// own (id, token, apns-id). None for a batch of one.
+public struct ApnsCommon: Encodable, Equatable, Sendable {
+    public var production: Bool
+    public var topic: String
+    public var pushType: String
+    public var priority: Int
+    public var expiration: Int?
+    public var collapseID: String?
+    public var payload: String
+    typealias CodingKeys = ApnsNotification.CodingKeys
+
+    init?(of notifications: [ApnsNotification]) {
+        guard notifications.count > 1, let first = notifications.first else { return nil }
+        production = first.production
+        topic = first.topic
+        pushType = first.pushType
+        priority = first.priority
+        expiration = first.expiration
+        collapseID = first.collapseID
+        payload = first.payload
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(production, forKey: .production)
+        try container.encode(topic, forKey: .topic)
+        try container.encode(pushType, forKey: .pushType)
+        try container.encode(priority, forKey: .priority)
+        try container.encodeIfPresent(expiration, forKey: .expiration)
+        try container.encodeIfPresent(collapseID, forKey: .collapseID)
+        try container.encode(payload, forKey: .payload)
     }
 }
 
@@ -197,6 +249,56 @@ public struct ApnsNotification: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case id, token, production, topic, pushType = "push_type", priority, expiration, collapseID = "collapse_id", payload
         case apnsID = "apns_id"
+    }
+}
+
+extension ApnsNotification {
+    /// A notification as a batch's item: its own fields, and those it does not share with `common`
+    /// (all of them when there is none); a null where it has no value and `common` has one.
+    struct Item: Encodable {
+        typealias CodingKeys = ApnsNotification.CodingKeys
+        let notification: ApnsNotification
+        let common: ApnsCommon?
+        init(_ notification: ApnsNotification, common: ApnsCommon?) {
+            self.notification = notification
+            self.common = common
+        }
+
+        /// Each field to write, by the same rule for both writers: `differs` says whether it goes in.
+        func differs(_ field: CodingKeys) -> Bool {
+            guard let common else { return true }
+            let n = notification
+            switch field {
+            case .id, .token, .apnsID: return true
+            case .production: return n.production != common.production
+            case .topic: return n.topic != common.topic
+            case .pushType: return n.pushType != common.pushType
+            case .priority: return n.priority != common.priority
+            case .expiration: return n.expiration != common.expiration
+            case .collapseID: return n.collapseID != common.collapseID
+            case .payload: return n.payload != common.payload
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            let n = notification
+            try container.encode(n.id, forKey: .id)
+            try container.encode(n.token, forKey: .token)
+            try container.encodeIfPresent(n.apnsID, forKey: .apnsID)
+            if differs(.production) { try container.encode(n.production, forKey: .production) }
+            if differs(.topic) { try container.encode(n.topic, forKey: .topic) }
+            if differs(.pushType) { try container.encode(n.pushType, forKey: .pushType) }
+            if differs(.priority) { try container.encode(n.priority, forKey: .priority) }
+            // Against a common value, none is written as null; with no common, left out.
+            if differs(.expiration) {
+                if common == nil { try container.encodeIfPresent(n.expiration, forKey: .expiration) } else { try container.encode(n.expiration, forKey: .expiration) }
+            }
+            if differs(.collapseID) {
+                if common == nil { try container.encodeIfPresent(n.collapseID, forKey: .collapseID) } else { try container.encode(n.collapseID, forKey: .collapseID) }
+            }
+            if differs(.payload) { try container.encode(n.payload, forKey: .payload) }
+        }
     }
 }
 

@@ -123,7 +123,10 @@ extension ApnsSend: FieldWritable {
     public func write(fields: inout FieldWriter) {
         fields.writeIfPresent(appKey, for: CodingKeys.appKey)
         fields.writeIfPresent(credentials, for: CodingKeys.credentials)
-        fields.writeIfPresent(notifications, for: CodingKeys.notifications)
+        guard let notifications else { return }
+        let common = ApnsCommon(of: notifications)
+        fields.writeIfPresent(common, for: CodingKeys.common)
+        fields.write(notifications.map { ApnsNotification.Item($0, common: common) }, for: CodingKeys.notifications)
     }
 }
 
@@ -135,10 +138,8 @@ extension ApnsKey: FieldWritable {
     }
 }
 
-extension ApnsNotification: FieldWritable {
+extension ApnsCommon: FieldWritable {
     public func write(fields: inout FieldWriter) {
-        fields.write(id, for: CodingKeys.id)
-        fields.write(token, for: CodingKeys.token)
         fields.write(production, for: CodingKeys.production)
         fields.write(topic, for: CodingKeys.topic)
         fields.write(pushType, for: CodingKeys.pushType)
@@ -146,7 +147,48 @@ extension ApnsNotification: FieldWritable {
         fields.writeIfPresent(expiration, for: CodingKeys.expiration)
         fields.writeIfPresent(collapseID, for: CodingKeys.collapseID)
         fields.write(payload, for: CodingKeys.payload)
-        fields.writeIfPresent(apnsID, for: CodingKeys.apnsID)
+    }
+}
+
+extension ApnsNotification: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        Item(self, common: nil).write(fields: &fields)
+    }
+}
+
+extension ApnsNotification.Item: FieldWritable {
+    func write(fields: inout FieldWriter) {
+        let n = notification
+        fields.write(n.id, for: CodingKeys.id)
+        fields.write(n.token, for: CodingKeys.token)
+        fields.writeIfPresent(n.apnsID, for: CodingKeys.apnsID)
+        if differs(.production) { fields.write(n.production, for: CodingKeys.production) }
+        if differs(.topic) { fields.write(n.topic, for: CodingKeys.topic) }
+        if differs(.pushType) { fields.write(n.pushType, for: CodingKeys.pushType) }
+        if differs(.priority) { fields.write(n.priority, for: CodingKeys.priority) }
+        // Against a common value, none is written as null; with no common, left out.
+        if differs(.expiration) {
+            if common == nil { fields.writeIfPresent(n.expiration, for: CodingKeys.expiration) } else { fields.write(n.expiration, for: CodingKeys.expiration) }
+        }
+        if differs(.collapseID) {
+            if common == nil { fields.writeIfPresent(n.collapseID, for: CodingKeys.collapseID) } else { fields.write(n.collapseID, for: CodingKeys.collapseID) }
+        }
+        if differs(.payload) { fields.write(n.payload, for: CodingKeys.payload) }
+    }
+}
+
+// `apns.send`'s answer: a result per notification, written by apns for every batch.
+extension ApnsSent: FieldWritable {
+    public func write(fields: inout FieldWriter) { fields.write(results, for: CodingKeys.results) }
+}
+
+extension ApnsResult: FieldWritable {
+    public func write(fields: inout FieldWriter) {
+        fields.write(id, for: CodingKeys.id)
+        fields.write(status, for: CodingKeys.status)
+        fields.writeIfPresent(reason, for: CodingKeys.reason)
+        fields.writeIfPresent(timestamp, for: CodingKeys.timestamp)
+        fields.writeIfPresent(retryAfter, for: CodingKeys.retryAfter)
     }
 }
 

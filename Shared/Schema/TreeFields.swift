@@ -8,21 +8,31 @@ import JSON
 struct TreeFields {
     let members: [(key: String, value: JSONValue)]
     let path: [any CodingKey]
+    /// Where a key the object does not have is looked up (a batch's `common` fields), if anywhere.
+    let fallback: [(key: String, value: JSONValue)]
 
-    init<T>(_ value: JSONValue, as type: T.Type, path: [any CodingKey]) throws {
+    /// `fallback`'s members stand in for keys `value` does not have (a null in `value` is its own).
+    init<T>(_ value: JSONValue, as type: T.Type, path: [any CodingKey], fallback: TreeFields? = nil) throws {
         guard case .object(let object) = value else {
             throw DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: "expected an object"))
         }
         members = object.members
         self.path = path
+        self.fallback = fallback?.members ?? []
     }
 
-    /// The first value of `key`, nil when absent or null.
+    /// The first value of `key` (the fallback's when the object has none), nil when absent or null.
     private func value(_ key: some CodingKey) -> JSONValue? {
-        for member in members where member.key == key.stringValue {
-            if case .null = member.value { return nil }
-            return member.value
-        }
+        guard let value = member(key) else { return nil }
+        if case .null = value { return nil }
+        return value
+    }
+
+    /// The first value of `key` as written, null included; the fallback's when the object has none.
+    private func member(_ key: some CodingKey) -> JSONValue? {
+        let name = key.stringValue
+        for member in members where member.key == name { return member.value }
+        for member in fallback where member.key == name { return member.value }
         return nil
     }
 
@@ -86,8 +96,8 @@ struct TreeFields {
 
     /// A member of any type, as a required `JSONValue` decodes: null is `.null`, absent is an error.
     func tree(required key: some CodingKey) throws -> JSONValue {
-        for member in members where member.key == key.stringValue { return member.value }
-        throw missing(key)
+        guard let value = member(key) else { throw missing(key) }
+        return value
     }
 
     /// An object member as a dictionary (the first of a key kept, as the decoder keeps it); nil

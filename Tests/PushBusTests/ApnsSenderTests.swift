@@ -26,6 +26,28 @@ struct ApnsSenderTests {
         #expect(String(decoding: WireCodec.encode(sent), as: UTF8.self).contains("1:a"))
     }
 
+    @Test("an apns-id in a UUID's canonical text is read as Foundation reads it; any other text is none")
+    func recentIDs() throws {
+        var random = SystemRandomNumberGenerator()
+        let pieces = Array("0123456789abcdefABCDEF-g ".utf8)
+        let canonical = try Regex("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+        for _ in 0..<2000 {
+            let uuid = UUID()
+            var text = Array((Bool.random() ? uuid.uuidString : uuid.uuidString.lowercased()).utf8)
+            if Bool.random() { text[Int.random(in: 0..<text.count, using: &random)] = pieces.randomElement(using: &random)! }
+            if Int.random(in: 0..<8, using: &random) == 0 { text.removeLast(Int.random(in: 1...3, using: &random)) }
+            let string = String(decoding: text, as: UTF8.self)
+            let isCanonical = string.wholeMatch(of: canonical) != nil
+            // Foundation (sscanf) also takes some texts that are not canonical ("2a3 7c2e-..."); those are no apns-id of ours.
+            #expect((ApnsSender.RecentID(string) != nil) == isCanonical, "\(string)")
+            if isCanonical, let foundation = UUID(uuidString: string) {
+                #expect(ApnsSender.RecentID(string) == ApnsSender.RecentID(foundation.uuidString), "\(string)")
+            }
+        }
+        #expect(ApnsSender.RecentID("2a3e7c2e-0c0e-4d3a-9f00-1b2c3d4e5f60") != ApnsSender.RecentID("2a3e7c2e-0c0e-4d3a-9f00-1b2c3d4e5f61"))
+        #expect(ApnsSender.RecentID("2a3e7c2e-0c0e-4d3a-9f00-1b2c3d4e5f60") == ApnsSender.RecentID("2A3E7C2E-0C0E-4D3A-9F00-1B2C3D4E5F60"))
+    }
+
     @Test("a header value that is not printable ASCII, or has a space at an end, is refused before anything is sent")
     func headerValues() throws {
         let handler = try ApnsHandler(settings: ApnsSettings())

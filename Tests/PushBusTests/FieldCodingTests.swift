@@ -193,6 +193,68 @@ struct FieldCodingTests {
         }
     }
 
+    /// Batches whose notifications share some fields and not others (as a broadcast's do, with a
+    /// badge here and there): written compact the same by both writers, and read back whole.
+    @Test func apnsSendWritesWhatItsNotificationsShareOnceAndReadsThemBackWhole() throws {
+        var random = TestRandom()
+        for _ in 0..<300 {
+            func pick<T>(_ shared: T, _ own: () -> T) -> T { Int.random(in: 0..<4, using: &random) == 0 ? own() : shared }
+            let topic = Self.text(&random), pushType = Self.text(&random), payload = Self.text(&random), collapse = Self.maybe(Self.text(&random), &random)
+            let expiration = Self.maybe(Int.random(in: 0...2_000_000_000, using: &random), &random)
+            let notifications = (0..<Int.random(in: 1...6, using: &random)).map { index in
+                ApnsNotification(id: "\(index)", token: Self.text(&random), production: pick(true) { .random(using: &random) },
+                                 topic: pick(topic) { Self.text(&random) }, pushType: pick(pushType) { Self.text(&random) },
+                                 priority: pick(10) { Int.random(in: 1...10, using: &random) },
+                                 expiration: pick(expiration) { Self.maybe(Int.random(in: 0...9, using: &random), &random) },
+                                 collapseID: pick(collapse) { Self.maybe(Self.text(&random), &random) }, payload: pick(payload) { Self.text(&random) },
+                                 apnsID: Self.maybe(Self.text(&random), &random))
+            }
+            let send = ApnsSend(appKey: "app", credentials: ApnsKey(teamID: "t", keyID: "k", p8: "p"), notifications: notifications)
+            try writesAsEncoded(send)
+            let bytes = WireCodec.encode(send)
+            #expect(try WireCodec.decode(ApnsSend.self, from: bytes) == send, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        // A broadcast's batch: its payload once, however many devices.
+        let payload = #"{"aps":{"alert":"Hello"},"_j_msgid":"1000000001"}"#
+        let many = (0..<100).map { ApnsNotification(id: "\($0)", token: "\($0)aa", production: true, topic: "com.example", pushType: "alert",
+                                                    priority: 10, expiration: nil, collapseID: "1000000001", payload: payload) }
+        let text = String(decoding: WireCodec.encode(ApnsSend(credentials: nil, notifications: many)), as: UTF8.self)
+        #expect(text.components(separatedBy: "_j_msgid").count == 2)
+        #expect(try WireCodec.decode(ApnsSend.self, from: Data(text.utf8)).notifications == many)
+    }
+
+    /// An item's own value (a null included) before `common`'s; a field neither has is refused as before.
+    @Test func anApnsSendItemsFieldsComeBeforeCommonsAndNullIsItsOwn() throws {
+        let common = #""common":{"production":true,"topic":"t","push_type":"alert","priority":10,"expiration":5,"collapse_id":"c","payload":"{}"}"#
+        let sent = try WireCodec.decode(ApnsSend.self, from: Data(("{" + common + #","notifications":["#
+            + #"{"id":"1","token":"aa"},{"id":"2","token":"bb","expiration":null,"collapse_id":null,"priority":5}]}"#).utf8))
+        let notifications = try #require(sent.notifications)
+        #expect(notifications[0] == ApnsNotification(id: "1", token: "aa", production: true, topic: "t", pushType: "alert", priority: 10,
+                                                     expiration: 5, collapseID: "c", payload: "{}"))
+        #expect(notifications[1] == ApnsNotification(id: "2", token: "bb", production: true, topic: "t", pushType: "alert", priority: 5,
+                                                     expiration: nil, collapseID: nil, payload: "{}"))
+        func code(_ text: String) -> Int? {
+            do { _ = try WireCodec.decode(ApnsSend.self, from: Data(text.utf8)); return nil } catch { return error.code.rawValue }
+        }
+        #expect(code(#"{"notifications":[{"id":"1","token":"aa"}]}"#) == 6001)
+        #expect(code("{" + common.replacingOccurrences(of: #""priority":10"#, with: #""priority":"10""#) + #","notifications":[{"id":"1","token":"aa"}]}"#) == 6017)
+        #expect(code(#"{"common":[1],"notifications":[]}"#) == 6017)
+    }
+
+    @Test func apnsAnswersWriteThemselvesAsTheyEncode() throws {
+        var random = TestRandom()
+        for _ in 0..<300 {
+            let results = (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                ApnsResult(id: Self.text(&random), status: Int.random(in: 0...599, using: &random), reason: Self.maybe(Self.text(&random), &random),
+                           timestamp: Self.maybe(Double(Int.random(in: 0...2_000_000_000_000, using: &random)), &random),
+                           retryAfter: Self.maybe(Double.random(in: 0...3600, using: &random), &random))
+            }
+            try writesAsEncoded(ApnsSent(results: results))
+            let seq = Self.maybe(Int.random(in: 0...1_000_000, using: &random), &random)
+            #expect(WireCodec.successReply(ApnsSent(results: results), seq: seq) == WireCodec.successReply(Opaque(body: ApnsSent(results: results)), seq: seq))
+        }
+    }
+
     @Test func aFiredEventReadFromItsTreeIsRefusedAsTheDecoderRefusesIt() {
         func code(_ text: String) -> Int? {
             do { _ = try Event<LocalFiredEvent>.read(Data(text.utf8)); return nil } catch { return error.code.rawValue }
