@@ -7,25 +7,32 @@ import Foundation
 enum ApnsID {
     /// The HMAC of `msgID/registrationID`, as a UUID's text. `key`, made ready once, is its caller's
     /// own (an `HMACKey` serves one thread at a time); without one, a key is made for the call.
+    /// The text is written from the digest's first 16 bytes straight into the string (made once
+    /// per notification of every push).
     static func of(msgID: String, registrationID: String, key: HMACKey? = nil) -> String {
-        let key = key ?? HMACKey(Self.secret)
-        let hex = Array(HMAC.sha256Hex(key: key, head: msgID, separator: UInt8(ascii: "/"), body: Data(registrationID.utf8)).utf8.prefix(32))
-        var text = [UInt8]()
-        text.reserveCapacity(36)
-        for (index, byte) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
-            switch index {
-            case 12: text.append(UInt8(ascii: "5"))  // a name-based UUID (RFC 9562 version 5's place)
-            case 16: text.append(Self.variants[Int(Self.nibble(byte) & 3)])  // the RFC's variant, 10xx
-            default: text.append(byte)
+        HMAC.withSHA256(key: key ?? HMACKey(Self.secret), head: msgID, separator: UInt8(ascii: "/"), body: registrationID) { digest in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var at = 0
+                for index in 0..<32 {
+                    if index == 8 || index == 12 || index == 16 || index == 20 {
+                        text[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    let nibble = index % 2 == 0 ? digest[index / 2] >> 4 : digest[index / 2] & 0x0F
+                    switch index {
+                    case 12: text[at] = UInt8(ascii: "5")  // a name-based UUID (RFC 9562 version 5's place)
+                    case 16: text[at] = Self.variants[Int(nibble & 3)]  // the RFC's variant, 10xx
+                    default: text[at] = Self.hexDigits[Int(nibble)]
+                    }
+                    at += 1
+                }
+                return at
             }
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     static let secret = "pushbus apns-id"
 
     private static let variants: [UInt8] = Array("89ab".utf8)
-
-    private static func nibble(_ byte: UInt8) -> UInt8 { byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10 }
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

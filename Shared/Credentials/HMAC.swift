@@ -50,22 +50,37 @@ public enum HMAC {
         case prepared(HMACKey)
     }
 
+    /// Calls `use` with the 32-byte HMAC-SHA256 of `head`'s UTF-8, `separator` and `body`'s UTF-8
+    /// under a key made ready once, kept on the stack: no text, no copy of either string.
+    public static func withSHA256<T>(key: HMACKey, head: String, separator: UInt8, body: String,
+                                     _ use: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        var head = head, body = body
+        return head.withUTF8 { head in
+            body.withUTF8 { body in
+                withDigest(key: .prepared(key), head: UnsafeRawBufferPointer(head), separator: separator, body: UnsafeRawBufferPointer(body), use)
+            }
+        }
+    }
+
     /// Calls `use` with the 32-byte HMAC-SHA256, kept on the stack.
     private static func withDigest<T>(key: Key, head: UnsafeRawBufferPointer, separator: UInt8?, body: Data,
+                                      _ use: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        body.withUnsafeBytes { body in withDigest(key: key, head: head, separator: separator, body: body, use) }
+    }
+
+    private static func withDigest<T>(key: Key, head: UnsafeRawBufferPointer, separator: UInt8?, body: UnsafeRawBufferPointer,
                                       _ use: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         let separatorLength = separator == nil ? 0 : 1
         var separator = separator ?? 0
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-            let signed = body.withUnsafeBytes { body in
-                switch key {
-                case .prepared(let key):
-                    pushbus_hmac_sha256_keyed(key.context, head.baseAddress, head.count, &separator, separatorLength,
+            let signed = switch key {
+            case .prepared(let key):
+                pushbus_hmac_sha256_keyed(key.context, head.baseAddress, head.count, &separator, separatorLength,
+                                          body.baseAddress, body.count, digest.baseAddress) == 1
+            case .text(var text):
+                text.withUTF8 { key in
+                    pushbus_hmac_sha256_parts(key.baseAddress, key.count, head.baseAddress, head.count, &separator, separatorLength,
                                               body.baseAddress, body.count, digest.baseAddress) == 1
-                case .text(var text):
-                    text.withUTF8 { key in
-                        pushbus_hmac_sha256_parts(key.baseAddress, key.count, head.baseAddress, head.count, &separator, separatorLength,
-                                                  body.baseAddress, body.count, digest.baseAddress) == 1
-                    }
                 }
             }
             // Only a libcrypto without HMAC or SHA-256 fails here, and then nothing can be signed.

@@ -136,6 +136,20 @@ public struct FieldWriter {
         }
     }
 
+    /// A dictionary of objects that write their own fields, as the encoder writes one: keys in byte order.
+    public mutating func write(_ value: [String: some FieldWritable], for key: some CodingKey) {
+        member(key) { writer in
+            writer.bytes.append(UInt8(ascii: "{"))
+            for (index, name) in value.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+                writer.writeString(name)
+                writer.bytes.append(UInt8(ascii: ":"))
+                writer.bytes.append(contentsOf: Self.object(value[name]!))
+            }
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
     /// An object that writes its own fields, as `encode` writes a nested value.
     public mutating func write(_ value: some FieldWritable, for key: some CodingKey) {
         let object = Self.object(value)

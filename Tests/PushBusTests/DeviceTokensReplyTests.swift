@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Schema
 import Testing
 
@@ -47,6 +48,24 @@ struct DeviceTokensReplyTests {
                                                 "r2": DeviceTokens(apnsToken: nil, apnsProduction: false, voipToken: "ee")])
         let text = String(decoding: WireCodec.encode(Reply(reply)), as: UTF8.self)
         #expect(try decode(text) == reply)
+    }
+
+    @Test("written by its own fields as the encoder writes it (keys in byte order, odd characters), 300 random replies")
+    func writesAsEncoded() throws {
+        var random = SystemRandomNumberGenerator()
+        let pieces = ["a", "Z", "0", "\"", "\\", "\n", "é", "日本", "🎉", "-", "\u{7F}"]
+        func text() -> String { (0..<Int.random(in: 0...5, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() }
+        func maybe(_ value: String) -> String? { Bool.random(using: &random) ? value : nil }
+        for _ in 0..<300 {
+            var devices: [String: DeviceTokens] = [:]
+            for _ in 0..<Int.random(in: 0...8, using: &random) {
+                devices[text()] = DeviceTokens(apnsToken: maybe(text()), apnsProduction: .random(using: &random), voipToken: maybe(text()),
+                                               liveActivityToken: maybe(text()), authorization: maybe(text()))
+            }
+            let reply = DeviceTokensReply(devices: devices)
+            #expect(WireCodec.encode(reply) == (try JSONTreeEncoder().encode(reply)))
+            #expect(try decode(String(decoding: WireCodec.successReply(reply), as: UTF8.self)) == reply)
+        }
     }
 
     @Test("apns.send and its answer read back as written, random values, 200 rounds; wrong types and missing fields refused with the decoder's codes")
