@@ -70,9 +70,10 @@ PY
 
 pushctl() { "$bin/pushctl" --endpoint "tcp://127.0.0.1:$base" --data-dir "$work/data" --json "$@"; }
 field() { python3 -c "import json,sys; v=json.load(sys.stdin); print(eval(sys.argv[1], {}, {'v': v}))" "$1"; }
-# pids_cpu: CPU seconds and peak RSS (kB) of every process of the stack, by program, as JSON.
+# pids_usage: CPU seconds and peak RSS (kB) of every process of the stack and of nghttpd, by program, as JSON.
 pids_usage() {
-    for pid in $(pgrep -f -- "--endpoint tcp://127.0.0.1:$base "); do
+    # The stand-in too: its CPU is on the same two cores, and the stack's requests set it.
+    for pid in $(pgrep -f -- "--endpoint tcp://127.0.0.1:$base ") $nghttpd_pid; do
         echo "$(basename "$(tr '\0' '\n' < "/proc/$pid/cmdline" | head -1)") $(cut -d' ' -f14,15 "/proc/$pid/stat") $(awk '/VmHWM/ {print $2}' "/proc/$pid/status")"
     done | python3 -c "
 import json, os, sys
@@ -196,9 +197,12 @@ print(f"| HTTP/2 transport alone (h2probe: the apns sender's HTTP2Client, 100 st
 print(f"| PushBus: notifications/s (push.send → the last answer) | {rate:,.0f} /s ({rate / ceiling:.2f} of the ceiling) |")
 print(f"| time to the last one | {seconds:.1f} s |")
 print(f"| loading the devices (register + tag, replayed) | {load_seconds:.0f} s ({load.get('commands_per_second', 0):,.0f} commands/s) |")
+stack_cpu = 0.0
 for name in sorted(after):
     cpu = after[name][0] - before.get(name, (0, 0))[0]
+    if name != "nghttpd": stack_cpu += cpu
     print(f"| {name}: CPU per notification, peak RSS | {cpu / devices * 1e6:.1f} µs, {after[name][1] / 1024:.0f} MiB |")
+print(f"| the stack's CPU per notification, all its processes (nghttpd apart) | {stack_cpu / devices * 1e6:.1f} µs |")
 if sys.argv[16] == "1":
     # nghttpd -v: "[id=1] [  0.527] recv HEADERS frame <…>", the time in seconds since it started.
     arrivals, where = [], "arrival at the stand-in (nghttpd -v)"

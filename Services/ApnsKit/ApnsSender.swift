@@ -157,8 +157,13 @@ final class ApnsSender: Sendable {
         ]
         if let expiration = n.expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapse = n.collapseID { headers.append(("apns-collapse-id", collapse)) }
-        return HTTP2Request(method: "POST", url: "\(base)/3/device/\(n.token)", headers: headers, body: body ?? Data(n.payload.utf8))
+        return HTTP2Request(method: "POST", url: "\(base)/3/device/\(n.token)", headers: headers, body: body ?? Data(n.payload.utf8),
+                            unindexed: Self.perNotification)
     }
+
+    /// What differs from one notification to the next (the device token in the path, the apns-id),
+    /// kept out of HPACK's table so the headers every notification repeats stay in it.
+    static let perNotification = [":path", "apns-id"]
 
     static func result(_ id: String, _ response: HTTP2Response) -> ApnsResult {
         switch response.failure {

@@ -13,11 +13,18 @@ public struct HTTP2Request: Sendable {
     /// `transfer-encoding`, ...) fails the request `.notSent` before anything is written.
     public var headers: [(name: String, value: String)]
     public var body: Data
+    /// Names (as `headers` spells them; `:path` for the path) of the headers whose values differ from request to
+    /// request, such as a device token in the path or an id: sent without adding them to HPACK's
+    /// table (RFC 7541 §6.2.2), where each would push out the headers every request repeats (the
+    /// authorization, the topic), which then go literal again on every request.
+    public var unindexed: [String]
 
-    public init(method: String = "POST", url: String, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+    public init(method: String = "POST", url: String, headers: [(name: String, value: String)] = [], body: Data = Data(),
+                unindexed: [String] = []) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.unindexed = unindexed
     }
 }

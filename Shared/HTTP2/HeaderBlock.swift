@@ -5,7 +5,7 @@ import CNGHTTP2
 /// the buffers have grown. nghttp2 copies the block when the request is submitted.
 final class HeaderBlock {
     private var bytes: [UInt8] = []
-    private var spans: [(name: Range<Int>, value: Range<Int>)] = []
+    private var spans: [(name: Range<Int>, value: Range<Int>, indexed: Bool)] = []
     private var fields = UnsafeMutablePointer<nghttp2_nv>.allocate(capacity: 32)
     private var capacity = 32
 
@@ -54,16 +54,18 @@ final class HeaderBlock {
         bytes.removeAll(keepingCapacity: true)
         spans.removeAll(keepingCapacity: true)
         let request = exchange.request
-        add(":method", request.method, lowerName: false)
-        add(":scheme", scheme, lowerName: false)
-        add(":authority", authority, lowerName: false)
+        add(":method", request.method, lowerName: false, indexed: true)
+        add(":scheme", scheme, lowerName: false, indexed: true)
+        add(":authority", authority, lowerName: false, indexed: true)
         let nameStart = bytes.count
         bytes.append(contentsOf: ":path".utf8)
         let valueStart = bytes.count
         bytes.append(contentsOf: request.url.utf8.dropFirst(exchange.pathStart))
         if bytes.count == valueStart || bytes[valueStart] != UInt8(ascii: "/") { bytes.insert(UInt8(ascii: "/"), at: valueStart) }
-        spans.append((nameStart..<valueStart, valueStart..<bytes.count))
-        for (name, value) in request.headers { add(name, value, lowerName: true) }
+        spans.append((nameStart..<valueStart, valueStart..<bytes.count, !request.unindexed.contains(":path")))
+        for (name, value) in request.headers {
+            add(name, value, lowerName: true, indexed: request.unindexed.isEmpty || !request.unindexed.contains(name))
+        }
         if spans.count > capacity {
             fields.deallocate()
             capacity = spans.count * 2
@@ -74,13 +76,14 @@ final class HeaderBlock {
         return bytes.withUnsafeMutableBufferPointer { base in
             for (index, span) in spans.enumerated() {
                 fields[index] = nghttp2_nv(name: base.baseAddress! + span.name.lowerBound, value: base.baseAddress! + span.value.lowerBound,
-                                           namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                                           namelen: span.name.count, valuelen: span.value.count,
+                                           flags: UInt8(span.indexed ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
             }
             return body(fields, spans.count)
         }
     }
 
-    private func add(_ name: String, _ value: String, lowerName: Bool) {
+    private func add(_ name: String, _ value: String, lowerName: Bool, indexed: Bool) {
         let nameStart = bytes.count
         if lowerName {
             for byte in name.utf8 { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
@@ -89,6 +92,6 @@ final class HeaderBlock {
         }
         let valueStart = bytes.count
         bytes.append(contentsOf: value.utf8)
-        spans.append((nameStart..<valueStart, valueStart..<bytes.count))
+        spans.append((nameStart..<valueStart, valueStart..<bytes.count, indexed))
     }
 }

@@ -32,6 +32,25 @@ struct HTTP2ClientTests {
         #expect(fault.processed().count == 500 && fault.processed().values.allSatisfy { $0 == 1 })
     }
 
+    @Test("headers named unindexed (the path, an id) go never-indexed, out of HPACK's table; the others are indexed as before")
+    func unindexedHeaders() throws {
+        let fault = try H2Fault()
+        let client = try Self.client(fault)
+        var requests = Self.requests(fault, 0..<20)
+        for index in 0..<10 { requests[index].unindexed = [":path", "x-id"] }
+        let responses = client.sendAndWait(requests, lane: "a")
+        #expect(responses.allSatisfy { $0.status == 200 })
+        var unindexed: [String: [String]] = [:]
+        for event in fault.events("request") {
+            guard let id = event["id"]?.string, case .array(let names)? = event["unindexed"] else { continue }
+            unindexed[id] = names.compactMap(\.string)
+        }
+        #expect(unindexed.count == 20)
+        for id in 0..<20 {
+            #expect(unindexed["\(id)"] == (id < 10 ? [":path", "x-id"] : []), "request \(id): \(unindexed["\(id)"] ?? [])")
+        }
+    }
+
     @Test("cleartext http:// speaks h2c with prior knowledge")
     func cleartext() throws {
         let fault = try H2Fault(tls: false)

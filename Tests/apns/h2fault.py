@@ -37,7 +37,12 @@ import h2.errors
 import h2.events
 import h2.exceptions
 import h2.settings
+import hpack
 from hyperframe.frame import GoAwayFrame
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def parse():
@@ -161,7 +166,9 @@ class Connection:
                 return
             open_now = sum(1 for s in self.streams.values() if not s.get("done"))
             headers = dict(event.headers)
-            self.streams[event.stream_id] = {"headers": headers, "body": bytearray(), "open": open_now + 1}
+            # The headers sent "never indexed" (HPACK): those the client keeps out of its table.
+            unindexed = sorted(_text(name) for name, _ in (h for h in event.headers if isinstance(h, hpack.NeverIndexedHeaderTuple)))
+            self.streams[event.stream_id] = {"headers": headers, "body": bytearray(), "open": open_now + 1, "unindexed": unindexed}
             if open_now + 1 > self.limit:
                 self.server.log("over-limit", conn=self.number, stream=event.stream_id, open=open_now + 1, limit=self.limit)
             if self.server.refused < self.args.refuse:
@@ -195,7 +202,7 @@ class Connection:
         if stream.get("done"):
             return
         ident = stream["headers"].get("x-id")
-        fields = dict(conn=self.number, stream=stream_id, id=ident, bytes=len(stream["body"]), open=stream["open"])
+        fields = dict(conn=self.number, stream=stream_id, id=ident, bytes=len(stream["body"]), open=stream["open"], unindexed=stream["unindexed"])
         if self.last_stream_id is not None and stream_id > self.last_stream_id:
             stream["done"] = True
             self.server.log("ignored", **fields)
