@@ -9,12 +9,19 @@ extension DeviceStore {
     func tokens(_ db: Database, appKey: String, registrationIDs: [String], liveActivityID: String?) throws -> [String: DeviceTokens] {
         guard !registrationIDs.isEmpty else { return [:] }
         let marks = "(" + Array(repeating: "?", count: registrationIDs.count).joined(separator: ",") + ")"
-        let rows = try db.rows("""
-            SELECT d.registration_id, d.apns_token, d.apns_production, d.voip_token, l.token, d.notification_authorization
-            FROM devices d LEFT JOIN live_activity_tokens l
-                ON l.registration_id = d.registration_id AND l.live_activity_id = ?
-            WHERE d.app_key = ? AND d.registration_id IN \(marks)
-            """, arguments: [liveActivityID ?? "", appKey] + registrationIDs)
+        // The Live Activity's tokens are joined only when one is named: a broadcast's page (a
+        // thousand devices) would otherwise probe that table once a device for nothing.
+        let rows = try liveActivityID.map { activity in
+            try db.rows("""
+                SELECT d.registration_id, d.apns_token, d.apns_production, d.voip_token, l.token, d.notification_authorization
+                FROM devices d LEFT JOIN live_activity_tokens l
+                    ON l.registration_id = d.registration_id AND l.live_activity_id = ?
+                WHERE d.app_key = ? AND d.registration_id IN \(marks)
+                """, arguments: [activity, appKey] + registrationIDs)
+        } ?? db.rows("""
+            SELECT registration_id, apns_token, apns_production, voip_token, NULL, notification_authorization
+            FROM devices WHERE app_key = ? AND registration_id IN \(marks)
+            """, arguments: [appKey] + registrationIDs)
         var found: [String: DeviceTokens] = [:]
         for row in rows {
             guard let id = row[0].string else { continue }

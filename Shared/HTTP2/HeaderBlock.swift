@@ -1,4 +1,5 @@
 import CNGHTTP2
+import Foundation
 
 /// The loop's one scratch buffer for a request's header block: the bytes of every name and value,
 /// then the `nghttp2_nv` array pointing into them, rebuilt per request without allocating once
@@ -20,12 +21,21 @@ final class HeaderBlock {
         guard !request.method.isEmpty, request.method.utf8.allSatisfy(isToken) else { return "method \(request.method.debugDescription) is not a token" }
         for (name, value) in request.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(isToken) else { return "header name \(name.debugDescription) is empty or not a token" }
-            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                return "header \(name) has CR, LF or NUL in its value"
-            }
+            guard !hasLineBreakOrNUL(value) else { return "header \(name) has CR, LF or NUL in its value" }
             if isForbidden(name) { return "header \(name) is connection-specific, not allowed in HTTP/2" }
         }
         return nil
+    }
+
+    /// Whether `value` holds CR, LF or NUL: by `memchr` over the string's own bytes (a provider
+    /// token of some 250 bytes is in every request), byte by byte only for a string not stored
+    /// contiguously.
+    private static func hasLineBreakOrNUL(_ value: String) -> Bool {
+        let found = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0x0D, bytes.count) != nil || memchr(base, 0x0A, bytes.count) != nil || memchr(base, 0, bytes.count) != nil
+        }
+        return found ?? value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
     }
 
     /// Compared byte by byte, ASCII case ignored: no lower-cased copy per header.
@@ -85,10 +95,10 @@ final class HeaderBlock {
 
     private func add(_ name: String, _ value: String, lowerName: Bool, indexed: Bool) {
         let nameStart = bytes.count
+        bytes.append(contentsOf: name.utf8)
         if lowerName {
-            for byte in name.utf8 { bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-        } else {
-            bytes.append(contentsOf: name.utf8)
+            // Names are nearly always lower-case already: copied whole, then mended in place.
+            for index in nameStart..<bytes.count where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] |= 0x20 }
         }
         let valueStart = bytes.count
         bytes.append(contentsOf: value.utf8)

@@ -140,11 +140,14 @@ public struct FieldWriter {
     public mutating func write(_ value: [String: some FieldWritable], for key: some CodingKey) {
         member(key) { writer in
             writer.bytes.append(UInt8(ascii: "{"))
+            var item = FieldWriter()
             for (index, name) in value.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
                 if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
                 writer.writeString(name)
                 writer.bytes.append(UInt8(ascii: ":"))
-                writer.bytes.append(contentsOf: Self.object(value[name]!))
+                item.reset()
+                value[name]!.write(fields: &item)
+                item.append(to: &writer.bytes)
             }
             writer.bytes.append(UInt8(ascii: "}"))
         }
@@ -152,8 +155,9 @@ public struct FieldWriter {
 
     /// An object that writes its own fields, as `encode` writes a nested value.
     public mutating func write(_ value: some FieldWritable, for key: some CodingKey) {
-        let object = Self.object(value)
-        member(key) { $0.bytes.append(contentsOf: object) }
+        var nested = FieldWriter()
+        value.write(fields: &nested)
+        member(key) { nested.append(to: &$0.bytes) }
     }
 
     /// Nothing when nil, as `encodeIfPresent` writes an optional.
@@ -162,12 +166,17 @@ public struct FieldWriter {
     }
 
     /// An array of objects that write their own fields.
+    /// One writer serves every item, emptied between them: a batch of a hundred notifications, or
+    /// their hundred answers, allocates nothing per item.
     public mutating func write(_ values: [some FieldWritable], for key: some CodingKey) {
         member(key) { writer in
             writer.bytes.append(UInt8(ascii: "["))
+            var item = FieldWriter()
             for (index, value) in values.enumerated() {
                 if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-                writer.bytes.append(contentsOf: Self.object(value))
+                item.reset()
+                value.write(fields: &item)
+                item.append(to: &writer.bytes)
             }
             writer.bytes.append(UInt8(ascii: "]"))
         }
@@ -185,16 +194,38 @@ public struct FieldWriter {
         return fields.data()
     }
 
+    /// Empties the writer for another object, keeping its buffers.
+    private mutating func reset() {
+        written.bytes.removeAll(keepingCapacity: true)
+        written.bytes.append(UInt8(ascii: "{"))
+        members.removeAll(keepingCapacity: true)
+        inKeyOrder = true
+    }
+
     /// The object: `{`, the members in their keys' byte order, `}`.
     public func data() -> Data {
+        guard inKeyOrder else {
+            var object = [UInt8]()
+            append(to: &object)
+            return Data(object)
+        }
+        return written.bytes.withUnsafeBufferPointer { written in
+            var object = Data(count: written.count + 1)
+            object.withUnsafeMutableBytes { object in
+                object.copyMemory(from: UnsafeRawBufferPointer(written))
+                object[written.count] = UInt8(ascii: "}")
+            }
+            return object
+        }
+    }
+
+    /// Appends the object (as `data()` gives it) to `object`.
+    private func append(to object: inout [UInt8]) {
         written.bytes.withUnsafeBufferPointer { written in
             guard !inKeyOrder else {
-                var object = Data(count: written.count + 1)
-                object.withUnsafeMutableBytes { object in
-                    object.copyMemory(from: UnsafeRawBufferPointer(written))
-                    object[written.count] = UInt8(ascii: "}")
-                }
-                return object
+                object.append(contentsOf: written)
+                object.append(UInt8(ascii: "}"))
+                return
             }
             func precedes(_ a: Member, _ b: Member) -> Bool {
                 UnsafeBufferPointer(rebasing: written[a.key]).precedesInByteOrder(UnsafeBufferPointer(rebasing: written[b.key]))
@@ -209,17 +240,17 @@ public struct FieldWriter {
                     index -= 1
                 }
             }
-            var object = [UInt8]()
-            object.reserveCapacity(written.count + 1)
+            object.reserveCapacity(object.count + written.count + 1)
             object.append(UInt8(ascii: "{"))
+            var first = true
             for (position, member) in sorted.enumerated() {
                 // A key given again: its last value is the one kept.
                 if position + 1 < sorted.count, !precedes(member, sorted[position + 1]) { continue }
-                if object.count > 1 { object.append(UInt8(ascii: ",")) }
+                if !first { object.append(UInt8(ascii: ",")) }
+                first = false
                 object.append(contentsOf: UnsafeBufferPointer(rebasing: written[member.bytes]))
             }
             object.append(UInt8(ascii: "}"))
-            return Data(object)
         }
     }
 
