@@ -92,12 +92,14 @@ public final class Fanout: SideLoop {
         let free = pool.freeSlots
         guard free > 0 else { return false }
         // The slots but two are shared by the apps with requests out, this one counted: alone, an
-        // app may hold them all; with others, its part. So an app that starts a push finds a slot
-        // free, or the next one freed, however many apps are busy (one app's broadcast, or ten).
+        // app may hold them all (up to `appInFlight` notifications); with others, its part. So an
+        // app that starts a push finds a slot free, or the next one freed, however many apps are
+        // busy (one app's broadcast, or ten).
+        let appSlots = max(1, settings.appInFlight / settings.batchSize)
         let (leased, last) = try store.write { db in
             try fanout.lease(db, now: now, limit: free * settings.batchSize, quantum: settings.batchSize, after: lastApp) { app in
                 let sending = holding.count + (holding[app] == nil ? 1 : 0)
-                let share = max(1, (settings.senderSlots - 2) / sending)
+                let share = min(appSlots, max(1, (settings.senderSlots - 2) / sending))
                 return max(0, share - holding[app, default: 0]) * settings.batchSize
             }
         }
