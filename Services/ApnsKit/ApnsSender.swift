@@ -56,9 +56,10 @@ final class ApnsSender: Sendable {
 
     init(settings: ApnsSettings) throws {
         self.settings = settings
-        client = try HTTP2Client(options: HTTP2Options(caFile: settings.caFile, maxConnections: settings.connections,
-                                                       maxStreams: settings.maxStreams, streamTimeout: Double(settings.streamTimeoutSeconds),
-                                                       sendTimeout: Double(settings.requestTimeoutSeconds)))
+        var options = HTTP2Options(caFile: settings.caFile, maxConnections: settings.connections, maxStreams: settings.maxStreams,
+                                   streamTimeout: Double(settings.streamTimeoutSeconds), sendTimeout: Double(settings.requestTimeoutSeconds))
+        options.responseHeaders = Self.headersRead
+        client = try HTTP2Client(options: options)
     }
 
     /// Sends `notifications` signed with `key`'s provider token in `lane` (one per app, so the
@@ -160,6 +161,9 @@ final class ApnsSender: Sendable {
         return HTTP2Request(method: "POST", url: "\(base)/3/device/\(n.token)", headers: headers, body: body ?? Data(n.payload.utf8),
                             unindexed: Self.perNotification)
     }
+
+    /// The response headers `result` reads.
+    static let headersRead = ["retry-after"]
 
     /// What differs from one notification to the next (the device token in the path, the apns-id),
     /// kept out of HPACK's table so the headers every notification repeats stay in it.

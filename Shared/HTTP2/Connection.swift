@@ -412,6 +412,7 @@ extension Connection {
             exchange.headers = [:]
             return
         }
+        if let kept = loop.options.responseHeaders, !kept.contains(where: { $0.utf8.elementsEqual(name) }) { return }
         exchange.headers[String(decoding: name, as: UTF8.self)] = String(decoding: value, as: UTF8.self)
     }
 

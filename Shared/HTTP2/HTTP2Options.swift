@@ -35,6 +35,10 @@ public struct HTTP2Options: Sendable, Equatable {
     /// The receive window announced for each stream and for the whole connection, in bytes
     /// (default 16 MiB; 65,535 to 2^31 − 1); what is received is acknowledged as it is read.
     public var receiveWindow: Int
+    /// The response headers kept in `HTTP2Response.headers`, by lower-case name; nil keeps them
+    /// all. Each one kept is two strings and a dictionary entry for every response: the APNs
+    /// sender reads only `retry-after`, and a stand-in sends `server` and `date` besides.
+    public var responseHeaders: [String]? = nil
 
     public init(caFile: String? = nil, connectTimeout: Double = 10, maxConnections: Int = 4, maxStreams: Int = 1000,
                 pingInterval: Double = 5, idlePingInterval: Double = 60, pingTimeout: Double = 5, streamTimeout: Double = 30,

@@ -51,6 +51,17 @@ struct HTTP2ClientTests {
         }
     }
 
+    @Test("responseHeaders keeps only the headers named; nil keeps them all")
+    func responseHeadersKept() throws {
+        let fault = try H2Fault()
+        for (kept, expected) in [(nil, ["content-length"]), (["retry-after"], []), (["content-length"], ["content-length"])] as [([String]?, [String])] {
+            let client = try Self.client(fault) { $0.responseHeaders = kept }
+            let responses = client.sendAndWait(Self.requests(fault, 0..<3), lane: "a")
+            #expect(responses.allSatisfy { $0.status == 200 && $0.headers.keys.sorted() == expected }, "\(kept as Any): \(responses.map(\.headers))")
+            client.stop()
+        }
+    }
+
     @Test("cleartext http:// speaks h2c with prior knowledge")
     func cleartext() throws {
         let fault = try H2Fault(tls: false)
