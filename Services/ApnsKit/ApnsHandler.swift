@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import JSON
 import Schema
 import Worker
 
@@ -48,10 +49,11 @@ public final class ApnsHandler: StatelessHandler {
         guard notifications.count <= Self.maxNotifications else {
             throw CommandError.invalid("notifications holds \(notifications.count), at most \(Self.maxNotifications)")
         }
-        // The values a batch's notifications share (`common` on the wire) are checked once.
+        // The values a batch's notifications share (`common` on the wire) are checked once; a value
+        // is known valid only by the same bytes (`==` would take a look-alike, KELVIN SIGN for "K").
         var valid: [String] = []
         func check(_ value: String, of n: ApnsNotification) throws {
-            guard !valid.contains(value) else { return }
+            guard !valid.contains(where: { $0.hasSameBytes(as: value) }) else { return }
             // Header values: a line break would smuggle a header of its own, a space at an end breaks the stream.
             guard HeaderValue.isValid(value) else {
                 throw CommandError.invalid("notification \(n.id.prefix(64)) has a header value that is not printable ASCII")

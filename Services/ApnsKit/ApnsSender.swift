@@ -131,11 +131,12 @@ final class ApnsSender: Sendable {
     /// Ends the client: streams still open end Lost, waiting ones NotSent, and their completions run.
     func stop() { client.stop() }
 
-    /// The bodies of one batch's requests: the payload its notifications share is one `Data`, made once.
+    /// The bodies of one batch's requests: the payload its notifications share is one `Data`, made
+    /// once; shared only by the same bytes (by `==`, "é" and "e" with a combining acute are one).
     struct Bodies {
         private var last: (payload: String, body: Data)?
         mutating func body(_ payload: String) -> Data {
-            if let last, last.payload == payload { return last.body }
+            if let last, last.payload.hasSameBytes(as: payload) { return last.body }
             let body = Data(payload.utf8)
             last = (payload, body)
             return body

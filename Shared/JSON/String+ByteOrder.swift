@@ -10,6 +10,18 @@ extension String {
     }
 }
 
+extension String {
+    /// Whether the two are the same UTF-8 bytes. `==` compares by Unicode canonical equivalence
+    /// ("K" equals KELVIN SIGN, "é" equals "e" and a combining acute to it), which a value that goes
+    /// on the wire as bytes (a header, a body) must not: one must never stand in for the other.
+    public func hasSameBytes(as other: String) -> Bool {
+        var a = self, b = other
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+        }
+    }
+}
+
 extension UnsafeBufferPointer<UInt8> {
     /// Whether these bytes sort before `other`: by the first byte that differs, else the shorter first.
     func precedesInByteOrder(_ other: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -265,18 +265,24 @@ extension ApnsNotification {
         }
 
         /// Each field to write, by the same rule for both writers: `differs` says whether it goes in.
+        /// Strings are compared by their bytes: by `==`, two spellings of one text (canonically
+        /// equivalent) are equal, and an item would take `common`'s bytes for its own.
         func differs(_ field: CodingKeys) -> Bool {
             guard let common else { return true }
             let n = notification
+            func differ(_ a: String?, _ b: String?) -> Bool {
+                guard let a, let b else { return (a == nil) != (b == nil) }
+                return !a.hasSameBytes(as: b)
+            }
             switch field {
             case .id, .token, .apnsID: return true
             case .production: return n.production != common.production
-            case .topic: return n.topic != common.topic
-            case .pushType: return n.pushType != common.pushType
+            case .topic: return differ(n.topic, common.topic)
+            case .pushType: return differ(n.pushType, common.pushType)
             case .priority: return n.priority != common.priority
             case .expiration: return n.expiration != common.expiration
-            case .collapseID: return n.collapseID != common.collapseID
-            case .payload: return n.payload != common.payload
+            case .collapseID: return differ(n.collapseID, common.collapseID)
+            case .payload: return differ(n.payload, common.payload)
             }
         }
 

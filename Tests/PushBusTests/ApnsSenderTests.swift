@@ -48,6 +48,15 @@ struct ApnsSenderTests {
         #expect(ApnsSender.RecentID("2a3e7c2e-0c0e-4d3a-9f00-1b2c3d4e5f60") == ApnsSender.RecentID("2A3E7C2E-0C0E-4D3A-9F00-1B2C3D4E5F60"))
     }
 
+    @Test("a batch's requests share a body only for payloads of the same bytes, not for two spellings of one text")
+    func bodiesByBytes() {
+        var bodies = ApnsSender.Bodies()
+        let payloads = [#"{"aps":{"alert":"K"}}"#, #"{"aps":{"alert":"\#u{212A}"}}"#, #"{"aps":{"alert":"\#u{E9}"}}"#,
+                        #"{"aps":{"alert":"e\#u{301}"}}"#, #"{"aps":{"alert":"e\#u{301}"}}"#]
+        #expect(payloads[0] == payloads[1] && payloads[2] == payloads[3], "one text each to ==")
+        for payload in payloads { #expect(bodies.body(payload) == Data(payload.utf8), "\(payload)") }
+    }
+
     @Test("a header value that is not printable ASCII, or has a space at an end, is refused before anything is sent")
     func headerValues() throws {
         let handler = try ApnsHandler(settings: ApnsSettings())
@@ -59,6 +68,21 @@ struct ApnsSenderTests {
                                          expiration: nil, collapseID: apnsID == nil ? collapse : "ok", payload: "{}", apnsID: apnsID)
                 #expect {
                     try handler.check(ApnsSend(credentials: key, notifications: [n]), by: .service(name: "push"))
+                } throws: { ($0 as? CommandError)?.message.contains("header value") == true }
+            }
+        }
+        // A value checked once for the batch stands only for the same bytes: a look-alike that
+        // Swift's `==` takes for it (KELVIN SIGN for "K", U+037E for ";") is checked, and refused.
+        for (good, alike) in [("com.example.K", "com.example.\u{212A}"), ("a;b", "a\u{37E}b")] {
+            let first = ApnsNotification(id: "1:a", token: "aa", production: false, topic: good, pushType: "alert", priority: 10,
+                                         expiration: nil, collapseID: good, payload: "{}")
+            #expect(good == alike, "the two are one text to ==")
+            for other in [ApnsNotification(id: "1:b", token: "bb", production: false, topic: alike, pushType: "alert", priority: 10,
+                                           expiration: nil, collapseID: good, payload: "{}"),
+                          ApnsNotification(id: "1:b", token: "bb", production: false, topic: good, pushType: "alert", priority: 10,
+                                           expiration: nil, collapseID: alike, payload: "{}")] {
+                #expect {
+                    try handler.check(ApnsSend(credentials: key, notifications: [first, other]), by: .service(name: "push"))
                 } throws: { ($0 as? CommandError)?.message.contains("header value") == true }
             }
         }

@@ -223,6 +223,27 @@ struct FieldCodingTests {
         #expect(try WireCodec.decode(ApnsSend.self, from: Data(text.utf8)).notifications == many)
     }
 
+    /// Two spellings of one text (canonically equivalent: equal to `==`) are two values on the wire:
+    /// an item whose payload, topic or collapse id is the other spelling of `common`'s keeps its own bytes.
+    @Test func anApnsSendItemKeepsItsOwnBytesWhereCommonIsAnotherSpellingOfTheSameText() throws {
+        let spellings = [("K", "\u{212A}"), ("\u{E9}", "e\u{301}"), (";", "\u{37E}")]
+        for (first, second) in spellings {
+            #expect(first == second, "one text to ==")
+            let notifications = [(first, "aa"), (second, "bb")].map { text, token in
+                ApnsNotification(id: token, token: token, production: true, topic: "t" + text, pushType: "alert", priority: 10,
+                                 expiration: nil, collapseID: "c" + text, payload: #"{"aps":{"alert":""# + text + #""}}"#)
+            }
+            let bytes = WireCodec.encode(ApnsSend(credentials: nil, notifications: notifications))
+            #expect(bytes == (try JSONTreeEncoder().encode(ApnsSend(credentials: nil, notifications: notifications))))
+            let read = try #require(try WireCodec.decode(ApnsSend.self, from: bytes).notifications)
+            for (sent, got) in zip(notifications, read) {
+                #expect(Array(got.payload.utf8) == Array(sent.payload.utf8), "\(got.payload) for \(sent.payload)")
+                #expect(Array(got.topic.utf8) == Array(sent.topic.utf8))
+                #expect(Array((got.collapseID ?? "").utf8) == Array((sent.collapseID ?? "").utf8))
+            }
+        }
+    }
+
     /// An item's own value (a null included) before `common`'s; a field neither has is refused as before.
     @Test func anApnsSendItemsFieldsComeBeforeCommonsAndNullIsItsOwn() throws {
         let common = #""common":{"production":true,"topic":"t","push_type":"alert","priority":10,"expiration":5,"collapse_id":"c","payload":"{}"}"#
