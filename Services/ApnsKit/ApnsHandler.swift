@@ -52,13 +52,13 @@ public final class ApnsHandler: StatelessHandler {
         // The values a batch's notifications share (`common` on the wire) are checked once; a value
         // is known valid only by the same bytes (`==` would take a look-alike, KELVIN SIGN for "K").
         var valid: [String] = []
-        func check(_ value: String, of n: ApnsNotification) throws {
-            guard !valid.contains(where: { $0.hasSameBytes(as: value) }) else { return }
+        func check(_ value: String, of n: ApnsNotification, shared: Bool = true) throws {
+            guard !shared || !valid.contains(where: { $0.hasSameBytes(as: value) }) else { return }
             // Header values: a line break would smuggle a header of its own, a space at an end breaks the stream.
             guard HeaderValue.isValid(value) else {
                 throw CommandError.invalid("notification \(n.id.prefix(64)) has a header value that is not printable ASCII")
             }
-            if valid.count < 8 { valid.append(value) }
+            if shared, valid.count < 8 { valid.append(value) }
         }
         for n in notifications {
             guard !n.token.isEmpty, n.token.utf8.count <= 1024, n.token.utf8.allSatisfy(Self.isHex) else {
@@ -67,9 +67,8 @@ public final class ApnsHandler: StatelessHandler {
             try check(n.topic, of: n)
             try check(n.pushType, of: n)
             if let collapseID = n.collapseID { try check(collapseID, of: n) }
-            if let apnsID = n.apnsID, !HeaderValue.isValid(apnsID) {
-                throw CommandError.invalid("notification \(n.id.prefix(64)) has a header value that is not printable ASCII")
-            }
+            // Each notification's own: not kept among the shared values.
+            if let apnsID = n.apnsID { try check(apnsID, of: n, shared: false) }
         }
         return (key, notifications)
     }

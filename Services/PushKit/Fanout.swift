@@ -95,11 +95,10 @@ public final class Fanout: SideLoop {
         // app may hold them all (up to `appInFlight` notifications); with others, its part. So an
         // app that starts a push finds a slot free, or the next one freed, however many apps are
         // busy (one app's broadcast, or ten).
-        let appSlots = max(1, settings.appInFlight / settings.batchSize)
         let (leased, last) = try store.write { db in
             try fanout.lease(db, now: now, limit: free * settings.batchSize, quantum: settings.batchSize, after: lastApp) { app in
                 let sending = holding.count + (holding[app] == nil ? 1 : 0)
-                let share = min(appSlots, max(1, (settings.senderSlots - 2) / sending))
+                let share = min(settings.appSlots, max(1, (settings.senderSlots - 2) / sending))
                 return max(0, share - holding[app, default: 0]) * settings.batchSize
             }
         }

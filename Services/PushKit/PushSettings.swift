@@ -17,6 +17,9 @@ public struct PushSettings: Options {
     /// twice. 1,500 keeps two senders' 200 streams busy, and the window near the 1,600 it was with
     /// batches of 100, while the other slots stay free for other apps.
     public var appInFlight = 1500
+
+    /// The sender slots one app may hold: `appInFlight` in whole requests, at least one.
+    public var appSlots: Int { max(1, appInFlight / batchSize) }
     /// Attempts at one notification before a 429, 5xx or unanswered send counts as failed.
     public var maxAttempts = 5
     /// Seconds a sender may take over one `apns.send` before its notifications are queued again:
